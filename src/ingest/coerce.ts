@@ -1,0 +1,78 @@
+import { HttpError } from '../http/errors';
+import type { FieldType } from '../registry/schemas';
+import { parseJsonSafely } from './safe-json';
+
+export interface DeclaredField {
+  name: string;
+  type: FieldType;
+}
+
+const INVALID = Symbol('invalid');
+
+/**
+ * Applies a trigger's inputFormat: strings are coerced to the declared type, a value that
+ * cannot be its type is a 400 naming the field, missing fields are fine.
+ */
+export function applyInputFormat(input: Record<string, unknown>, format: DeclaredField[] | undefined): void {
+  if (!format) return;
+  const problems: Array<{ field: string; expected: FieldType }> = [];
+  for (const field of format) {
+    if (!Object.hasOwn(input, field.name)) continue;
+    const value = coerce(input[field.name], field.type);
+    if (value === INVALID) problems.push({ field: field.name, expected: field.type });
+    else Object.defineProperty(input, field.name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  if (problems.length > 0) {
+    throw new HttpError('BAD_REQUEST', `invalid value for ${problems.map((p) => p.field).join(', ')}`, { fields: problems });
+  }
+}
+
+function coerce(value: unknown, type: FieldType): unknown {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : INVALID;
+    case 'number':
+      return toNumber(value);
+    case 'boolean':
+      return toBoolean(value);
+    case 'object':
+      return asKind(typeof value === 'string' ? parseOrInvalid(value) : value, 'object');
+    case 'array':
+      return asKind(typeof value === 'string' ? parseOrInvalid(value) : value, 'array');
+    case 'file[]': {
+      const files = Array.isArray(value) ? value : [value];
+      return files.every(isFile) ? files : INVALID;
+    }
+  }
+}
+
+function toNumber(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : INVALID;
+  if (typeof value !== 'string' || value.trim() === '') return INVALID;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : INVALID;
+}
+
+function toBoolean(value: unknown): unknown {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === '1' || value === 'on') return true;
+  if (value === 'false' || value === '0' || value === 'off') return false;
+  return INVALID;
+}
+
+function parseOrInvalid(text: string): unknown {
+  try {
+    return parseJsonSafely(text);
+  } catch {
+    return INVALID;
+  }
+}
+
+function asKind(value: unknown, kind: 'object' | 'array'): unknown {
+  if (value === INVALID || value === null || typeof value !== 'object') return INVALID;
+  return Array.isArray(value) === (kind === 'array') ? value : INVALID;
+}
+
+function isFile(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && (value as { type?: unknown }).type === 'file';
+}

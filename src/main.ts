@@ -1,0 +1,74 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app';
+import { loadConfig, redactConfig } from './config/load';
+import { createContainer } from './container';
+import { createLogger } from './observability/logger';
+import { seedRegistry } from './registry/seed-file';
+
+const EXIT_CONFIG = 2;
+
+/** Process entry: config → container → app → listen; signals; exit codes. */
+async function main(): Promise<void> {
+  const loaded = loadConfig(process.env);
+  if (!loaded.ok) return exitWithProblems(loaded.problems);
+  const config = loaded.config;
+  const logger = createLogger(config.LOG_LEVEL);
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'uncaught exception');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (error) => {
+    logger.fatal({ err: error }, 'unhandled rejection');
+    process.exit(1);
+  });
+  logger.info({ config: redactConfig(config) }, 'starting');
+
+  const container = createContainer(config, logger);
+  await container.start();
+  if (config.TRIGGERS_FILE) {
+    const seeded = await seedRegistry(container.deps.registry, config.TRIGGERS_FILE);
+    if (seeded.problems.length > 0) return exitWithProblems(seeded.problems);
+    logger.info({ triggers: seeded.triggers, channels: seeded.channels }, 'registry seeded from TRIGGERS_FILE');
+  }
+  if (!config.ADMIN_TOKEN) logger.warn('ADMIN_TOKEN is not set: the admin API answers 404');
+
+  const server = createServer(createApp(container.deps));
+  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 30_000; // a slow sender cannot hold a connection for long
+  server.listen(config.PORT, config.HOST);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port, mode: { redis: Boolean(config.REDIS_URL), kafka: Boolean(config.KAFKA_BROKERS) } }, 'listening');
+
+  let stopping = false;
+  const drain = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    container.deps.lifecycle.draining = true;
+    logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'draining');
+    const deadline = setTimeout(() => {
+      logger.error('grace period exceeded; exiting with requests still open');
+      process.exit(1);
+    }, config.SHUTDOWN_GRACE_MS);
+    deadline.unref();
+    const closed = new Promise((resolve) => server.close(resolve));
+    server.closeIdleConnections();
+    await closed;
+    await container.close();
+    clearTimeout(deadline);
+    logger.info('stopped');
+    logger.flush(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => void drain('SIGTERM'));
+  process.on('SIGINT', () => void drain('SIGINT'));
+}
+
+function exitWithProblems(problems: string[]): void {
+  for (const problem of problems) process.stderr.write(`config error: ${problem}\n`);
+  process.exit(EXIT_CONFIG);
+}
+
+void main();

@@ -1,0 +1,28 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/** Header and field names whose values never reach a log line, wherever they appear. */
+const REDACT = [
+  '*.authorization',
+  '*.cookie',
+  '*.token',
+  '*.appSecret',
+  '*.verifyToken',
+  '*.password',
+  '*["x-hub-signature-256"]',
+  '*["x-api-key"]',
+];
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'ingress-gateway' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACT, censor: '[redacted]' },
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination ?? pino.destination({ sync: false }),
+  );
+}

@@ -1,0 +1,101 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { rateLimit, type RateLimitInfo, type Store } from 'express-rate-limit';
+import { HttpError } from '../http/errors';
+
+export type BucketKind = 'trigger' | 'channel' | 'workspace';
+
+export interface Bucket {
+  kind: BucketKind;
+  id: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface RateLimiterOptions {
+  /** A store for one bucket kind and window; each gets its own prefix. */
+  storeFor(prefix: string): Store;
+  /** A store failed: the request is let through (fail open) and counted. */
+  onStoreError(error: unknown): void;
+}
+
+type Locals = { buckets?: Partial<Record<BucketKind, Bucket>> };
+
+/**
+ * Rate limits with express-rate-limit: one limiter per bucket kind and window length
+ * (the library fixes the window per instance), keys and limits taken from the request.
+ * A request counts against every bucket it is given; the most restrictive one decides and
+ * is the one shown in the X-RateLimit-* headers.
+ */
+export function createRateLimiter(options: RateLimiterOptions) {
+  const limiters = new Map<string, RequestHandler>();
+
+  function limiterFor(kind: BucketKind, windowSeconds: number): RequestHandler {
+    const name = `${kind}:${windowSeconds}`;
+    let limiter = limiters.get(name);
+    if (!limiter) {
+      limiter = rateLimit({
+        windowMs: windowSeconds * 1000,
+        limit: (_req, res) => bucketOf(res, kind).limit,
+        keyGenerator: (_req, res) => bucketOf(res, kind).id,
+        requestPropertyName: propertyName(kind),
+        standardHeaders: false,
+        legacyHeaders: false,
+        passOnStoreError: true,
+        validate: false,
+        store: options.storeFor(`rl:${name}:`),
+        logger: { error: (error) => options.onStoreError(error), warn: () => undefined },
+        handler: (req, res, next) => {
+          const info = (req as unknown as Record<string, RateLimitInfo>)[propertyName(kind)];
+          setRateLimitHeaders(res, info);
+          next(rateLimited(info));
+        },
+      });
+      limiters.set(name, limiter);
+    }
+    return limiter;
+  }
+
+  /** Counts the request against each bucket in turn; rejects with 429 on the first one exhausted. */
+  return async function enforce(req: Request, res: Response, buckets: Bucket[]): Promise<void> {
+    const locals = res.locals as Locals;
+    locals.buckets = {};
+    for (const bucket of buckets) locals.buckets[bucket.kind] = bucket;
+    const infos: RateLimitInfo[] = [];
+    for (const bucket of buckets) {
+      await run(limiterFor(bucket.kind, bucket.windowSeconds), req, res);
+      const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[propertyName(bucket.kind)];
+      if (info) infos.push(info);
+    }
+    const tightest = infos.reduce<RateLimitInfo | undefined>((a, b) => (!a || b.remaining < a.remaining ? b : a), undefined);
+    if (tightest) setRateLimitHeaders(res, tightest);
+  };
+}
+
+function bucketOf(res: Response, kind: BucketKind): Bucket {
+  return (res.locals as Locals).buckets![kind]!;
+}
+
+function propertyName(kind: BucketKind): string {
+  return `rateLimit_${kind}`;
+}
+
+function run(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const next: NextFunction = (error?: unknown) => (error ? reject(error) : resolve());
+    Promise.resolve(middleware(req, res, next)).catch(reject);
+  });
+}
+
+function setRateLimitHeaders(res: Response, info: RateLimitInfo): void {
+  res.setHeader('X-RateLimit-Limit', String(info.limit));
+  res.setHeader('X-RateLimit-Remaining', String(info.remaining));
+  if (info.resetTime) res.setHeader('X-RateLimit-Reset', info.resetTime.toISOString());
+}
+
+function rateLimited(info: RateLimitInfo): HttpError {
+  const reset = info.resetTime ?? new Date(Date.now() + 1000);
+  const seconds = Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000));
+  return new HttpError('RATE_LIMITED', 'too many requests', { retryAfter: reset.toISOString() }, {
+    'Retry-After': String(seconds),
+  });
+}

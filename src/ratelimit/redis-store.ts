@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import type { Store } from 'express-rate-limit';
+import type Redis from 'ioredis';
+import { RedisStore, type RedisReply } from 'rate-limit-redis';
+
+const isNoScript = (error: unknown) => error instanceof Error && /^NOSCRIPT(?:\s|$)/.test(error.message);
+
+/**
+ * An express-rate-limit store whose counters live in Redis (rate-limit-redis), shared by
+ * every process that uses the same prefix. Use one store (and one prefix) per limiter.
+ *
+ * Guard against rate-limit-redis 6's script cache. Its init() runs `SCRIPT LOAD` once and
+ * keeps the *promise* of the SHA; every increment/get awaits that promise before EVALSHA and
+ * reloads it only after a NOSCRIPT reply. With our client (no offline queue, so commands fail
+ * at once while Redis is down) a load attempted while Redis is unreachable leaves a rejected
+ * promise behind: every later call rethrows that old error and the limiter never recovers,
+ * even when Redis is back. The same happens if the reload after a NOSCRIPT (Redis restarted,
+ * script cache empty) meets a dropped connection.
+ *
+ * So `SCRIPT LOAD` never reaches Redis here: sendCommand answers it with the script's SHA1
+ * computed locally (what Redis would return) and remembers the script. EVALSHA goes to Redis
+ * and, on NOSCRIPT, is sent again as EVAL with the remembered script (which also caches it on
+ * the server). The SHA promise can therefore never be rejected, rate-limit-redis never sees a
+ * NOSCRIPT, and each call fails or succeeds on its own: the store heals as soon as Redis is back.
+ *
+ * While Redis is unreachable increment() rejects within the connection's command timeout;
+ * the limiter (passOnStoreError: true) lets the request through.
+ */
+export function createRedisRateLimitStore(client: Redis, prefix: string): Store {
+  const scripts = new Map<string, string>();
+
+  const sendCommand = async (...args: string[]): Promise<RedisReply> => {
+    const [command, ...rest] = args;
+    const name = command.toUpperCase();
+    if (name === 'SCRIPT' && rest[0]?.toUpperCase() === 'LOAD' && typeof rest[1] === 'string') {
+      const sha = createHash('sha1').update(rest[1]).digest('hex');
+      scripts.set(sha, rest[1]);
+      return sha;
+    }
+    if (name === 'EVALSHA') {
+      const [sha, ...evalArgs] = rest;
+      try {
+        return (await client.call('EVALSHA', sha, ...evalArgs)) as RedisReply;
+      } catch (error) {
+        const lua = scripts.get(sha);
+        if (!isNoScript(error) || lua === undefined) throw error;
+        return (await client.call('EVAL', lua, ...evalArgs)) as RedisReply;
+      }
+    }
+    return (await client.call(command, ...rest)) as RedisReply;
+  };
+
+  return new RedisStore({ sendCommand, prefix });
+}

@@ -1,0 +1,12 @@
+import { Router } from 'express';
+import type { AppDeps } from '../app-deps';
+
+export function metricsRoutes(deps: AppDeps): Router {
+  const router = Router();
+  router.get('/metrics', async (_req, res) => {
+    res.locals.route = 'metrics';
+    res.setHeader('Content-Type', deps.metrics.registry.contentType);
+    res.send(await deps.metrics.registry.metrics());
+  });
+  return router;
+}
