@@ -55,8 +55,10 @@ async function main(): Promise<void> {
     }, config.SHUTDOWN_GRACE_MS);
     deadline.unref();
     const closed = new Promise((resolve) => server.close(resolve));
-    server.closeIdleConnections();
+    // Keep-alive connections become idle as their last request ends; close them as they do.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     await closed;
+    clearInterval(sweep);
     await container.close();
     clearTimeout(deadline);
     logger.info('stopped');

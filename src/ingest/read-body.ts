@@ -1,6 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../http/errors';
 
+/** After a 413, the rest of the body is read and dropped for at most this long / this much. */
+const DISCARD_MS = 5000;
+const DISCARD_FACTOR = 16;
+
 /**
  * Reads the body as raw bytes, refusing it with 413 as soon as it passes `limit`: up front
  * from Content-Length, or while streaming for a chunked body. Nothing past the limit is kept.
@@ -23,7 +27,7 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
       if (size > limit) {
         cleanup();
         chunks.length = 0;
-        req.pause();
+        discardRest(req, limit * DISCARD_FACTOR);
         reject(tooLarge(limit));
         return;
       }
@@ -45,6 +49,24 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
   });
 }
 
+/**
+ * Drops what the sender is still sending so that it gets to read the 413 (closing at once
+ * makes many clients fail with EPIPE before they see the answer); a sender that goes on
+ * for too long or too much is cut off.
+ */
+function discardRest(req: IncomingMessage, maxBytes: number): void {
+  let dropped = 0;
+  const cutOff = () => req.socket.destroy();
+  const timer = setTimeout(cutOff, DISCARD_MS);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > maxBytes) cutOff();
+  });
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
+}
+
 function tooLarge(limit: number): HttpError {
-  return new HttpError('PAYLOAD_TOO_LARGE', `the body exceeds ${limit} bytes`, { limit }, { Connection: 'close' });
+  return new HttpError('PAYLOAD_TOO_LARGE', `the body exceeds ${limit} bytes`, { limit });
 }

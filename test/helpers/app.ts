@@ -1,0 +1,71 @@
+import { Writable } from 'node:stream';
+import { MemoryStore } from 'express-rate-limit';
+import type { AppDeps } from '../../src/app-deps';
+import { createApp } from '../../src/app';
+import { configSchema, type Config } from '../../src/config/schema';
+import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
+import { createLogger } from '../../src/observability/logger';
+import { createMetrics } from '../../src/observability/metrics';
+import { MicroBatcher } from '../../src/publish/batcher';
+import { createRateLimiter } from '../../src/ratelimit/limiter';
+import { MemoryRegistry } from '../../src/registry/memory';
+import { toStoredChannel, toStoredTrigger } from '../../src/registry/records';
+import type { ChannelInput, TriggerInput } from '../../src/registry/schemas';
+import { CaptureSink } from './capture-sink';
+
+export const ADMIN_TOKEN = 'admin-token-for-tests';
+
+/**
+ * The app in-process with the memory stores and a capturing sink. Settings are parsed by
+ * the real config schema, so defaults are the product's.
+ */
+export interface TestAppOptions {
+  /** Leave ADMIN_TOKEN unset (the admin API then answers 404). */
+  withoutAdminToken?: boolean;
+}
+
+export function testApp(env: Record<string, string> = {}, options: TestAppOptions = {}) {
+  const defaults: Record<string, string> = options.withoutAdminToken ? {} : { ADMIN_TOKEN };
+  const config: Config = Object.freeze(configSchema.parse({ ...defaults, PUBLISH_TIMEOUT_MS: '500', ...env }));
+  const logLines: string[] = [];
+  const logger = createLogger(
+    'info',
+    new Writable({
+      write(chunk, _enc, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  const metrics = createMetrics();
+  const sink = new CaptureSink();
+  const registry = new MemoryRegistry();
+  const idempotency = new MemoryIdempotencyStore();
+  const batcher = new MicroBatcher(sink, {
+    maxRecords: config.BATCH_MAX_RECORDS,
+    maxBytes: config.BATCH_MAX_BYTES,
+    lingerMs: config.BATCH_LINGER_MS,
+    queueMax: config.PUBLISH_QUEUE_MAX,
+    maxRecordBytes: config.MAX_RECORD_BYTES,
+  });
+  const deps: AppDeps = {
+    config,
+    logger,
+    metrics,
+    registry,
+    idempotency,
+    publisher: batcher,
+    enforceRateLimits: createRateLimiter({ storeFor: () => new MemoryStore(), onStoreError: () => undefined }),
+    checks: [{ name: 'capture', ping: () => sink.ping() }],
+    lifecycle: { draining: false },
+  };
+  return {
+    app: createApp(deps),
+    deps,
+    sink,
+    registry,
+    logLines,
+    addTrigger: (path: string, input: TriggerInput) => registry.triggers.put(path, toStoredTrigger(input)),
+    addChannel: (id: string, input: ChannelInput) => registry.channels.put(id, toStoredChannel(input)),
+  };
+}

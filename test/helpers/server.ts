@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+
+export interface RunningGateway {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** Every stdout and stderr line so far. */
+  output(): string;
+  /** Resolves once the output contains `text` (logs are written asynchronously). */
+  waitForOutput(text: string, timeoutMs?: number): Promise<void>;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the built gateway (dist/main.js) as a child process on a free port. */
+export async function startGateway(env: Record<string, string>, timeoutMs = 15_000): Promise<RunningGateway> {
+  if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: run `npm run build` (npm test does it first)');
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  activeChildren.add(child);
+  exited.then(() => activeChildren.delete(child));
+
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`gateway did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const poll = setInterval(() => {
+      const match = output.match(/"port":(\d+)[^\n]*"msg":"listening"/);
+      if (match) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    }, 20);
+    exited.then((code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code} before listening:\n${output}`));
+    });
+  });
+  return {
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    output: () => output,
+    waitForOutput: async (text, waitMs = 5000) => {
+      const until = Date.now() + waitMs;
+      while (!output.includes(text)) {
+        if (Date.now() > until) throw new Error(`output did not contain ${text} within ${waitMs} ms:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the gateway expecting it to exit (e.g. on bad config); returns code and output. */
+export function runGatewayToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output })));
+}
+
+const activeChildren = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of activeChildren) child.kill('SIGKILL');
+});
