@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configSchema } from '../../src/config/schema';
+import { ERROR_CATALOGUE } from '../../src/http/errors';
+
+const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+
+/** Rows of the first markdown table after `heading`, as cells without backticks (header row dropped). */
+function tableAfter(heading: string): string[][] {
+  const lines = readme.slice(readme.indexOf(heading)).split('\n');
+  const first = lines.findIndex((line) => line.startsWith('|'));
+  const end = lines.findIndex((line, i) => i > first && !line.startsWith('|'));
+  return lines
+    .slice(first + 2, end)
+    .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim().replace(/`/g, '')));
+}
+
+describe('README', () => {
+  it('lists exactly the error catalogue, with its statuses and retry advice', () => {
+    const rows = tableAfter('## Error codes');
+    const documented = Object.fromEntries(rows.map(([code, status, retry]) => [code, { status: Number(status), retryable: retry === 'yes' }]));
+    expect(documented).toEqual(ERROR_CATALOGUE);
+  });
+
+  it('lists every setting with its default', () => {
+    const rows = tableAfter('## Settings');
+    const documented = new Map(rows.map(([name, defaultValue]) => [name, defaultValue]));
+    const defaults = configSchema.parse({});
+    for (const name of Object.keys(configSchema.shape)) {
+      expect(documented.has(name)).toBe(true);
+      const value = (defaults as Record<string, unknown>)[name];
+      const expected =
+        value === undefined ? 'unset' : typeof value === 'object' && value && 'limit' in value
+          ? `${(value as { limit: number }).limit}/${(value as { windowSeconds: number }).windowSeconds}`
+          : String(value);
+      expect(`${name}=${documented.get(name)}`).toBe(`${name}=${expected}`);
+    }
+    expect(documented.size).toBe(Object.keys(configSchema.shape).length);
+  });
+
+  it('names the two newcomer commands', () => {
+    expect(readme).toContain('npm ci && npm run demo');
+    expect(readme).toContain('npm ci && npm test');
+  });
+});
