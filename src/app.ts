@@ -8,6 +8,7 @@ import { adminRoutes } from './routes/admin';
 import { healthRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
 import { webhookRoutes } from './routes/webhooks';
+import { whatsappRoutes } from './routes/whatsapp';
 
 /** Express wiring only: no I/O happens here. */
 export function createApp(deps: AppDeps): express.Express {
@@ -26,6 +27,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(metricsRoutes(deps));
   app.use(adminRoutes(deps));
   app.use(webhookRoutes(deps));
+  app.use(whatsappRoutes(deps));
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;
