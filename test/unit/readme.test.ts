@@ -28,18 +28,16 @@ describe('README', () => {
     const defaults = configSchema.parse({});
     for (const name of Object.keys(configSchema.shape)) {
       expect(documented.has(name)).toBe(true);
-      const value = (defaults as Record<string, unknown>)[name];
+      const value = (defaults as Record<string, unknown>)[name] as { limit: number; windowSeconds: number } | string | undefined;
       const expected =
-        value === undefined ? 'unset' : typeof value === 'object' && value && 'limit' in value
-          ? `${(value as { limit: number }).limit}/${(value as { windowSeconds: number }).windowSeconds}`
-          : String(value);
+        value === undefined ? 'unset' : typeof value === 'object' ? `${value.limit}/${value.windowSeconds}` : String(value);
       expect(`${name}=${documented.get(name)}`).toBe(`${name}=${expected}`);
     }
     expect(documented.size).toBe(Object.keys(configSchema.shape).length);
   });
 
   it('names the two newcomer commands', () => {
-    expect(readme).toContain('npm ci && npm run demo');
-    expect(readme).toContain('npm ci && npm test');
+    expect(readme).toContain('npm install && npm run demo');
+    expect(readme).toContain('npm install && npm test');
   });
 });
