@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Store } from 'express-rate-limit';
+import type { ClientRateLimitInfo, IncrementResponse, Options, Store } from 'express-rate-limit';
 import type Redis from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 
@@ -50,5 +50,40 @@ export function createRedisRateLimitStore(client: Redis, prefix: string): Store 
     return (await client.call(command, ...rest)) as RedisReply;
   };
 
-  return new RedisStore({ sendCommand, prefix });
+  return new GuardedRedisStore(new RedisStore({ sendCommand, prefix }));
+}
+
+/**
+ * rate-limit-redis with one more fix: its get() of a key that does not exist answers
+ * `totalHits: NaN` over ioredis (the script's nil comes back as null, which it parses as a
+ * number); like MemoryStore, this answers undefined.
+ */
+class GuardedRedisStore implements Store {
+  readonly localKeys = false;
+  readonly prefix: string;
+
+  constructor(private readonly inner: RedisStore) {
+    this.prefix = inner.prefix;
+  }
+
+  init(options: Options): Promise<void> {
+    return this.inner.init(options);
+  }
+
+  async get(key: string): Promise<ClientRateLimitInfo | undefined> {
+    const info = await this.inner.get(key);
+    return info && Number.isFinite(info.totalHits) ? info : undefined;
+  }
+
+  increment(key: string): Promise<IncrementResponse> {
+    return this.inner.increment(key);
+  }
+
+  decrement(key: string): Promise<void> {
+    return this.inner.decrement(key);
+  }
+
+  resetKey(key: string): Promise<void> {
+    return this.inner.resetKey(key);
+  }
 }

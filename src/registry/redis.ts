@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Logger } from '../observability/logger';
 import type { RedisConnection } from '../redis/connection';
@@ -47,6 +48,8 @@ export class RedisCollection<T> implements Collection<T> {
     private readonly kind: Kind,
     prefix: string,
     private readonly channel: string,
+    /** This process's id in the change messages, so it skips its own (already applied). */
+    private readonly origin: string,
     private readonly ttlMs: number,
     private readonly maxEntries: number,
     private readonly logger: Logger,
@@ -77,7 +80,7 @@ export class RedisCollection<T> implements Collection<T> {
         .multi()
         .hset(this.hashKey, id, JSON.stringify(value))
         .zadd(this.idsKey, 0, id)
-        .publish(this.channel, JSON.stringify({ kind: this.kind, id })),
+        .publish(this.channel, this.message(id)),
     );
     this.invalidate(id);
   }
@@ -88,7 +91,7 @@ export class RedisCollection<T> implements Collection<T> {
         .multi()
         .hdel(this.hashKey, id)
         .zrem(this.idsKey, id)
-        .publish(this.channel, JSON.stringify({ kind: this.kind, id })),
+        .publish(this.channel, this.message(id)),
     );
     this.invalidate(id);
     return Number(replies[0]) > 0;
@@ -113,11 +116,22 @@ export class RedisCollection<T> implements Collection<T> {
     }
   }
 
+  private message(id: string): string {
+    return JSON.stringify({ kind: this.kind, id, origin: this.origin });
+  }
+
   /** Drops one cached entry (and any read in flight for it, which may predate the change). */
   invalidate(id: string): void {
     this.generation += 1;
     this.cache.delete(id);
     this.pending.delete(id);
+  }
+
+  /** Every entry must be read again, but stays usable as the fallback while Redis is down. */
+  expireAll(): void {
+    this.generation += 1;
+    for (const entry of this.cache.values()) entry.expiresAt = 0;
+    this.pending.clear();
   }
 
   clear(): void {
@@ -183,7 +197,7 @@ export class RedisCollection<T> implements Collection<T> {
  * Triggers and channels in Redis, read through a small cache in each process.
  *
  * A change must be in force on every process within 1 s. Two mechanisms:
- * 1. Every put/delete PUBLISHes `{ kind, id }` on `<prefix>registry:changes` (inside the same
+ * 1. Every put/delete PUBLISHes `{ kind, id, origin }` on `<prefix>registry:changes` (inside the same
  *    MULTI as the write) and every process's subscriber drops that entry: normally the change
  *    is seen within milliseconds.
  * 2. Pub/sub is fire-and-forget: a message sent while a subscriber is disconnected, or whose
@@ -192,7 +206,7 @@ export class RedisCollection<T> implements Collection<T> {
  *    sent. That alone keeps the 1 s promise whatever happens to pub/sub, at the price of one
  *    HGET per hot id per process every 0.8 s, which is nothing for Redis. The other choice
  *    (clear on reconnect + a few seconds of TTL) cannot promise 1 s while a dead subscriber
- *    goes unnoticed. The cache is also cleared whenever the subscriber (re)connects.
+ *    goes unnoticed. All entries are also expired whenever the subscriber (re)connects.
  *
  * Unknown ids are cached too (briefly, same TTL), so a flood of unknown paths costs one HGET
  * per path per 0.8 s, and concurrent misses of one id share one HGET.
@@ -205,6 +219,7 @@ export class RedisRegistry implements Registry {
   readonly triggers: RedisCollection<StoredTrigger>;
   readonly channels: RedisCollection<StoredChannel>;
   private readonly channel: string;
+  private readonly origin = randomUUID();
   private subscriber?: Redis;
   private started = false;
   private closed = false;
@@ -218,8 +233,9 @@ export class RedisRegistry implements Registry {
     const ttl = options.cacheTtlMs ?? 800;
     const max = options.maxCacheEntries ?? 10_000;
     this.channel = `${prefix}registry:changes`;
-    this.triggers = new RedisCollection(connection.client, 'triggers', prefix, this.channel, ttl, max, logger);
-    this.channels = new RedisCollection(connection.client, 'channels', prefix, this.channel, ttl, max, logger);
+    const client = connection.client;
+    this.triggers = new RedisCollection(client, 'triggers', prefix, this.channel, this.origin, ttl, max, logger);
+    this.channels = new RedisCollection(client, 'channels', prefix, this.channel, this.origin, ttl, max, logger);
   }
 
   /** Subscribes to changes. Never fails: while Redis is down the SUBSCRIBE waits in the queue. */
@@ -233,6 +249,7 @@ export class RedisRegistry implements Registry {
     const subscribed = subscriber.subscribe(this.channel).then(
       () => true,
       (error: unknown) => {
+        if (this.closed) return false;
         this.logger.warn({ err: { message: redisError(error).message } }, 'registry: subscribe failed');
         return false;
       },
@@ -268,7 +285,9 @@ export class RedisRegistry implements Registry {
   private readonly onMessage = (channel: string, message: string): void => {
     if (channel !== this.channel) return;
     try {
-      const { kind, id } = JSON.parse(message) as { kind?: unknown; id?: unknown };
+      const { kind, id, origin } = JSON.parse(message) as { kind?: unknown; id?: unknown; origin?: unknown };
+      // Our own change: the entry was dropped right after the write succeeded.
+      if (origin === this.origin) return;
       if (typeof id === 'string' && kind === 'triggers') return this.triggers.invalidate(id);
       if (typeof id === 'string' && kind === 'channels') return this.channels.invalidate(id);
     } catch {
@@ -278,9 +297,9 @@ export class RedisRegistry implements Registry {
     this.channels.clear();
   };
 
-  /** Messages may have been missed while the subscriber was away. */
+  /** Messages may have been missed while the subscriber was away: read everything again. */
   private readonly onReconnect = (): void => {
-    this.triggers.clear();
-    this.channels.clear();
+    this.triggers.expireAll();
+    this.channels.expireAll();
   };
 }

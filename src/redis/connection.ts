@@ -1,0 +1,206 @@
+import Redis, { type RedisOptions } from 'ioredis';
+import type { Lifecycle } from '../lifecycle';
+import type { Logger } from '../observability/logger';
+
+/** Longest pause between two reconnect attempts (plus up to 100 ms of jitter). */
+const MAX_RECONNECT_DELAY_MS = 1000;
+/** While Redis stays unreachable, one warning per connection per this many ms. */
+const ERROR_LOG_EVERY_MS = 10_000;
+
+type Role = 'client' | 'subscriber';
+
+/**
+ * One Redis server for the whole process: `client` for commands, `subscriber()` for pub/sub.
+ *
+ * Built so that a dead or unreachable Redis never holds a request:
+ * - no offline queue: a command sent while disconnected is refused at once;
+ * - `commandTimeout` = `timeoutMs`: a command on a live socket that gets no answer fails then;
+ * - `socketTimeout`: a socket that stops answering (black-holed host, frozen server) is torn
+ *   down, so the commands after it fail fast instead of each waiting `timeoutMs`;
+ * - `maxRetriesPerRequest: 0` and no resend of unanswered commands: a command cut by a
+ *   disconnect fails instead of running again later (an INCR must not count twice).
+ * Meanwhile it reconnects forever in the background with a bounded backoff.
+ */
+export class RedisConnection implements Lifecycle {
+  readonly client: Redis;
+  private sub?: Redis;
+  private closed = false;
+  private started = false;
+  private readonly target: string;
+  private readonly secrets: string[];
+  private readonly logState: Record<Role, { lastLogAt: number; suppressed: number; down: boolean }> = {
+    client: { lastLogAt: 0, suppressed: 0, down: false },
+    subscriber: { lastLogAt: 0, suppressed: 0, down: false },
+  };
+  private restartTimers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    url: string,
+    private readonly timeoutMs: number,
+    private readonly logger: Logger,
+  ) {
+    const parsed = new URL(url);
+    this.secrets = [decodeURIComponent(parsed.password), parsed.password, parsed.searchParams.get('password') ?? ''].filter(
+      (secret) => secret.length > 0,
+    );
+    this.target = `${parsed.protocol}//${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
+    this.client = new Redis(url, this.options('client'));
+    this.watch(this.client, 'client');
+  }
+
+  /** Connects in the background. Never fails: a Redis that is down shows in ping() (/readyz). */
+  async start(): Promise<void> {
+    if (this.closed || this.started) return;
+    this.started = true;
+    const ready = this.client.status === 'wait' ? this.client.connect() : Promise.resolve();
+    // Wait a moment for the first connection so a healthy start is ready at once, but never fail.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      ready.catch(() => undefined),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(this.timeoutMs, 500));
+      }),
+    ]);
+    if (timer) clearTimeout(timer);
+  }
+
+  /** Resolves when Redis answers PING within the timeout; rejects with `redis: <reason>`. */
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('redis: closed');
+    if (!this.isReady) throw new Error(`redis: not connected (${this.connectionState()})`);
+    try {
+      await this.client.ping();
+    } catch (error) {
+      throw new Error(`redis: ${this.reason(error)}`);
+    }
+  }
+
+  /** True while the command connection is up (and its socket not already ended by the server). */
+  get isReady(): boolean {
+    return !this.closed && this.client.status === 'ready' && this.client.stream?.writable === true;
+  }
+
+  /**
+   * The pub/sub connection, created on first use. Unlike `client` it queues commands while
+   * disconnected (a SUBSCRIBE must not be lost) and resubscribes by itself after a reconnect.
+   */
+  subscriber(): Redis {
+    if (this.closed) throw new Error('redis: closed');
+    if (!this.sub) {
+      this.sub = this.client.duplicate(this.options('subscriber'));
+      this.watch(this.sub, 'subscriber');
+      if (this.sub.status === 'wait') this.sub.connect().catch(() => undefined);
+    }
+    return this.sub;
+  }
+
+  /** Safe twice and without start(). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const timer of this.restartTimers) clearTimeout(timer);
+    this.restartTimers.clear();
+    await Promise.all([this.client, this.sub].filter((c): c is Redis => c !== undefined).map((c) => this.end(c)));
+  }
+
+  private async end(connection: Redis): Promise<void> {
+    if (connection.status === 'ready') {
+      let timer: NodeJS.Timeout | undefined;
+      const quit = connection.quit().then(
+        () => true,
+        () => false,
+      );
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), this.timeoutMs);
+      });
+      const done = await Promise.race([quit, timeout]);
+      if (timer) clearTimeout(timer);
+      if (done) return;
+    }
+    connection.disconnect();
+  }
+
+  private options(role: Role): RedisOptions {
+    const common: RedisOptions = {
+      lazyConnect: true,
+      // Requests never wait for a connect (no offline queue), so this only bounds how long one
+      // attempt to a black-holed host keeps the socket before the next try; a little more room
+      // than a command gets helps TLS handshakes over a real network.
+      connectTimeout: Math.max(this.timeoutMs, 500),
+      socketTimeout: Math.max(this.timeoutMs * 3, 1000),
+      // How long disconnect() lets a socket close by itself before destroying it. ioredis arms
+      // this timer even for a socket that is already gone (and never clears it), which would
+      // hold the process for the default 2 s on shutdown.
+      disconnectTimeout: this.timeoutMs,
+      retryStrategy: (times: number) =>
+        Math.min(50 * 2 ** Math.min(times, 10), MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100),
+      reconnectOnError: (error: Error) => error.message.startsWith('READONLY'),
+      connectionName: role === 'client' ? 'ingress-gateway' : 'ingress-gateway-sub',
+    };
+    if (role === 'subscriber') {
+      return {
+        ...common,
+        enableOfflineQueue: true,
+        maxRetriesPerRequest: null,
+        autoResubscribe: true,
+        commandTimeout: undefined,
+      };
+    }
+    return {
+      ...common,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: this.timeoutMs,
+    };
+  }
+
+  private watch(connection: Redis, role: Role): void {
+    const state = this.logState[role];
+    connection.on('error', (error: unknown) => {
+      if (this.closed) return;
+      const now = Date.now();
+      if (!state.down || now - state.lastLogAt >= ERROR_LOG_EVERY_MS) {
+        this.logger.warn(
+          { redis: this.target, connection: role, err: { message: this.reason(error) }, suppressed: state.suppressed },
+          state.down ? 'redis still unreachable' : 'redis unreachable',
+        );
+        state.lastLogAt = now;
+        state.suppressed = 0;
+      } else {
+        state.suppressed += 1;
+      }
+      state.down = true;
+    });
+    connection.on('ready', () => {
+      if (state.down) this.logger.info({ redis: this.target, connection: role }, 'redis reconnected');
+      else this.logger.debug({ redis: this.target, connection: role }, 'redis connected');
+      state.down = false;
+      state.suppressed = 0;
+    });
+    connection.on('end', () => {
+      // ioredis gives up only on errors it deems fatal for the connector; keep trying anyway.
+      if (this.closed) return;
+      state.down = true;
+      const timer = setTimeout(() => {
+        this.restartTimers.delete(timer);
+        if (!this.closed && connection.status === 'end') connection.connect().catch(() => undefined);
+      }, MAX_RECONNECT_DELAY_MS);
+      timer.unref();
+      this.restartTimers.add(timer);
+    });
+  }
+
+  private connectionState(): string {
+    const status = this.client.status;
+    return status === 'ready' ? 'connection lost' : status;
+  }
+
+  /** A short reason, never with the URL's password. */
+  private reason(error: unknown): string {
+    let message = error instanceof Error ? error.message : String(error);
+    if (message.startsWith("Stream isn't writeable")) message = `not connected (${this.connectionState()})`;
+    for (const secret of this.secrets) message = message.split(secret).join('***');
+    return message;
+  }
+}

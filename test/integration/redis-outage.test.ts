@@ -1,0 +1,211 @@
+/**
+ * Redis trouble, on a throw-away redis-server of our own (the shared one is never touched):
+ * frozen (nothing answers), killed, restarted on the same port. Requests must never wait much
+ * longer than the timeout, and everything must work again by itself once Redis is back,
+ * including the rate limiter whose Lua script load failed or whose script cache was flushed.
+ */
+import type { Options, Store } from 'express-rate-limit';
+import { RedisStore } from 'rate-limit-redis';
+import { RedisIdempotencyStore } from '../../src/idempotency/redis';
+import { createRedisRateLimitStore } from '../../src/ratelimit/redis-store';
+import { RedisRegistry } from '../../src/registry/redis';
+import type { StoredTrigger } from '../../src/registry/schemas';
+import { RedisConnection } from '../../src/redis/connection';
+import { RedisServerProcess, capturingLogger, freePort, sleep, uniquePrefix, waitFor } from '../helpers/redis';
+
+const TIMEOUT_MS = 300;
+/** What "never stalls a request for more than about half a second" allows a single call. */
+const FAIL_FAST_MS = 1000;
+const WINDOW = { windowMs: 60_000 } as Options;
+
+const trigger: StoredTrigger = { workflowId: 'wf-1', workspaceId: 'ws-1', deployed: true, updatedAt: '2025-01-01T00:00:00.000Z' };
+
+/** Runs `call`, expects it to reject, and returns how long that took and the error. */
+async function timedFailure(call: () => Promise<unknown>): Promise<{ ms: number; error: Error }> {
+  const started = Date.now();
+  try {
+    await call();
+  } catch (error) {
+    return { ms: Date.now() - started, error: error as Error };
+  }
+  throw new Error('expected the call to fail while Redis is down');
+}
+
+describe('Redis outage: frozen, killed, restarted', () => {
+  let server: RedisServerProcess;
+  let connection: RedisConnection;
+  let registry: RedisRegistry;
+  let idempotency: RedisIdempotencyStore;
+  let limiter: Store;
+  let limiterInitWhileDown: Store;
+  let unguardedInitWhileDown: RedisStore;
+  const logs = capturingLogger();
+  const prefix = uniquePrefix('outage');
+
+  beforeAll(async () => {
+    server = await RedisServerProcess.start();
+    connection = new RedisConnection(server.url, TIMEOUT_MS, logs.logger);
+    await connection.start();
+    registry = new RedisRegistry(connection, prefix, logs.logger);
+    await registry.start();
+    idempotency = new RedisIdempotencyStore(connection.client, prefix);
+    limiter = createRedisRateLimitStore(connection.client, `${prefix}rl:`);
+    await limiter.init?.(WINDOW);
+  });
+
+  afterAll(async () => {
+    await registry?.close();
+    await connection?.close();
+    await server?.stop();
+  });
+
+  it('works while Redis is up', async () => {
+    expect(connection.isReady).toBe(true);
+    await expect(connection.ping()).resolves.toBeUndefined();
+    await expect(idempotency.claim('t:p:before', 'h', 30_000)).resolves.toEqual({ state: 'claimed' });
+    await expect(limiter.increment('k')).resolves.toMatchObject({ totalHits: 1 });
+    await registry.triggers.put('warm', trigger);
+    await expect(registry.triggers.get('warm')).resolves.toEqual(trigger);
+  });
+
+  it('a frozen Redis (connection open, no answers): each call fails within the command timeout', async () => {
+    server.freeze();
+    try {
+      for (const call of [
+        () => idempotency.claim('t:p:frozen', 'h', 30_000),
+        () => Promise.resolve(limiter.increment('k')),
+        () => connection.ping(),
+      ]) {
+        const { ms } = await timedFailure(call);
+        expect(ms).toBeLessThan(FAIL_FAST_MS);
+      }
+      const ping = await timedFailure(() => connection.ping());
+      expect(ping.error.message).toMatch(/^redis: /);
+    } finally {
+      server.thaw();
+    }
+    await waitFor(async () => connection.ping().then(() => true, () => false), 10_000, 50);
+  });
+
+  it('a dead Redis: calls fail fast, ping says why, cached registry entries are still served', async () => {
+    await expect(registry.triggers.get('warm')).resolves.toEqual(trigger);
+    await server.stop();
+
+    const claim = await timedFailure(() => idempotency.claim('t:p:dead', 'h', 30_000));
+    expect(claim.ms).toBeLessThan(FAIL_FAST_MS);
+    const complete = await timedFailure(() =>
+      idempotency.complete('t:p:dead', 'h', { status: 200, body: {}, eventId: 'e' }, 60_000),
+    );
+    expect(complete.ms).toBeLessThan(FAIL_FAST_MS);
+    const release = await timedFailure(() => idempotency.release('t:p:dead'));
+    expect(release.ms).toBeLessThan(FAIL_FAST_MS);
+
+    const increment = await timedFailure(() => Promise.resolve(limiter.increment('k')));
+    expect(increment.ms).toBeLessThan(FAIL_FAST_MS);
+
+    const ping = await timedFailure(() => connection.ping());
+    expect(ping.ms).toBeLessThan(FAIL_FAST_MS);
+    expect(ping.error.message).toMatch(/^redis: /);
+    expect(connection.isReady).toBe(false);
+
+    // Rate-limit stores whose init (script load) runs while Redis is down: ours and a bare one.
+    limiterInitWhileDown = createRedisRateLimitStore(connection.client, `${prefix}rl2:`);
+    await limiterInitWhileDown.init?.(WINDOW);
+    unguardedInitWhileDown = new RedisStore({
+      prefix: `${prefix}rl3:`,
+      sendCommand: (...args: string[]) => connection.client.call(args[0], ...args.slice(1)) as never,
+    });
+    await expect(unguardedInitWhileDown.init(WINDOW)).rejects.toThrow();
+    const early = await timedFailure(() => Promise.resolve(limiterInitWhileDown.increment('k')));
+    expect(early.ms).toBeLessThan(FAIL_FAST_MS);
+
+    // Past the cache ttl: the cached trigger is still served, an uncached one fails fast.
+    await sleep(900);
+    await expect(registry.triggers.get('warm')).resolves.toEqual(trigger);
+    const cold = await timedFailure(() => registry.triggers.get('cold'));
+    expect(cold.ms).toBeLessThan(FAIL_FAST_MS);
+    expect(cold.error.message).toMatch(/^redis: /);
+    const put = await timedFailure(() => registry.triggers.put('cold', trigger));
+    expect(put.ms).toBeLessThan(FAIL_FAST_MS);
+  });
+
+  it('Redis restarted on the same port (empty, script cache flushed): everything works again by itself', async () => {
+    await server.start();
+    await waitFor(() => connection.isReady, 10_000, 50);
+    await expect(connection.ping()).resolves.toBeUndefined();
+
+    await expect(idempotency.claim('t:p:after', 'h', 30_000)).resolves.toEqual({ state: 'claimed' });
+    await expect(idempotency.claim('t:p:after', 'h', 30_000)).resolves.toEqual({ state: 'in_flight', sameBody: true });
+    await idempotency.release('t:p:after');
+    await expect(idempotency.claim('t:p:after', 'h', 30_000)).resolves.toEqual({ state: 'claimed' });
+
+    // Loaded before the outage, script cache now empty (NOSCRIPT → EVAL).
+    await expect(limiter.increment('k')).resolves.toMatchObject({ totalHits: 1 });
+    await expect(limiter.increment('k')).resolves.toMatchObject({ totalHits: 2 });
+    // Initialised while Redis was down.
+    await expect(limiterInitWhileDown.increment('k')).resolves.toMatchObject({ totalHits: 1 });
+    // Without the guard, rate-limit-redis keeps rethrowing its failed script load forever.
+    await expect(unguardedInitWhileDown.increment('k')).rejects.toThrow();
+
+    await expect(registry.triggers.get('cold')).resolves.toBeUndefined();
+    await registry.triggers.put('cold', trigger);
+    await expect(registry.triggers.get('cold')).resolves.toEqual(trigger);
+  });
+
+  it('logged each outage once at warn, without flooding, and the recovery at info', () => {
+    const warnings = logs.lines.filter((l) => l.level === 'warn' && /^redis (still )?unreachable$/.test(String(l.msg)));
+    const client = warnings.filter((l) => l.connection === 'client');
+    expect(client.length).toBeGreaterThanOrEqual(1);
+    // Two outages (frozen, dead), many failed reconnect attempts: at most one line each.
+    expect(client.length).toBeLessThanOrEqual(2);
+    expect(warnings.length).toBeLessThanOrEqual(4);
+    expect(logs.lines.some((l) => l.level === 'info' && l.msg === 'redis reconnected')).toBe(true);
+  });
+});
+
+describe('RedisConnection to a Redis that is not there', () => {
+  it('starts anyway, reports why in ping, logs once, never the password', async () => {
+    const port = await freePort();
+    const logs = capturingLogger();
+    const connection = new RedisConnection(`redis://gateway:s3cret-Pa55word@127.0.0.1:${port}/0`, TIMEOUT_MS, logs.logger);
+    const started = Date.now();
+    await connection.start();
+    expect(Date.now() - started).toBeLessThan(FAIL_FAST_MS);
+    expect(connection.isReady).toBe(false);
+    await expect(connection.ping()).rejects.toThrow(/^redis: not connected/);
+
+    const registry = new RedisRegistry(connection, uniquePrefix('absent'), logs.logger);
+    const registryStarted = Date.now();
+    await registry.start();
+    expect(Date.now() - registryStarted).toBeLessThan(1500);
+    await expect(registry.triggers.get('x')).rejects.toThrow(/^redis: /);
+    await expect(registry.ping()).rejects.toThrow(/^redis: /);
+
+    const idempotency = new RedisIdempotencyStore(connection.client, uniquePrefix('absent'));
+    await expect(idempotency.claim('k', 'h', 1000)).rejects.toThrow();
+    await expect(idempotency.ping()).rejects.toThrow(/^redis: /);
+
+    // Several reconnect attempts happen meanwhile.
+    await sleep(1500);
+    const warnings = logs.lines.filter((l) => l.level === 'warn' && l.connection === 'client');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].redis).toBe(`redis://127.0.0.1:${port}/0`);
+    expect(logs.text()).not.toContain('s3cret-Pa55word');
+
+    await registry.close();
+    await registry.close();
+    await connection.close();
+    await connection.close();
+    await expect(connection.ping()).rejects.toThrow('redis: closed');
+  });
+
+  it('closes safely without start, twice', async () => {
+    const logs = capturingLogger();
+    const connection = new RedisConnection('redis://127.0.0.1:1/0', TIMEOUT_MS, logs.logger);
+    await expect(connection.close()).resolves.toBeUndefined();
+    await expect(connection.close()).resolves.toBeUndefined();
+    await connection.start();
+    expect(connection.isReady).toBe(false);
+    expect(logs.lines).toEqual([]);
+  });
+});
