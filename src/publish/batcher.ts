@@ -164,6 +164,6 @@ function settle(call: Call, error?: Error): void {
 
 export function recordBytes(record: OutRecord): number {
   let bytes = Buffer.byteLength(record.value) + Buffer.byteLength(record.key);
-  for (const name in record.headers) bytes += name.length + Buffer.byteLength(record.headers[name]);
+  for (const name in record.headers) bytes += Buffer.byteLength(name) + Buffer.byteLength(record.headers[name]);
   return bytes;
 }
