@@ -2,15 +2,20 @@ import { MemoryStore, type Store } from 'express-rate-limit';
 import type { AppDeps, DependencyCheck } from './app-deps';
 import type { Config } from './config/schema';
 import { MemoryIdempotencyStore } from './idempotency/memory';
+import { RedisIdempotencyStore } from './idempotency/redis';
 import type { IdempotencyStore } from './idempotency/store';
 import type { Lifecycle } from './lifecycle';
 import type { Logger } from './observability/logger';
-import { createMetrics } from './observability/metrics';
+import { createMetrics, type Metrics } from './observability/metrics';
 import { MicroBatcher } from './publish/batcher';
 import { FileSink } from './publish/file';
+import { KafkaSink } from './publish/kafka';
 import type { Sink } from './publish/sink';
 import { createRateLimiter } from './ratelimit/limiter';
+import { createRedisRateLimitStore } from './ratelimit/redis-store';
+import { RedisConnection } from './redis/connection';
 import { MemoryRegistry } from './registry/memory';
+import { RedisRegistry } from './registry/redis';
 import type { Registry } from './registry/registry';
 
 export interface Container {
@@ -33,7 +38,7 @@ interface Adapters {
 
 /** The one place where embedded or production adapters are picked. */
 export function createContainer(config: Config, logger: Logger, metrics = createMetrics()): Container {
-  const adapters = embeddedAdapters(config);
+  const adapters = pickAdapters(config, logger, metrics);
   const batcher = new MicroBatcher(
     adapters.sink,
     {
@@ -88,16 +93,41 @@ export function createContainer(config: Config, logger: Logger, metrics = create
   };
 }
 
-function embeddedAdapters(config: Config): Adapters {
-  const registry = new MemoryRegistry();
-  const idempotency = new MemoryIdempotencyStore();
-  const sink = new FileSink(config.EVENTS_DIR);
+function pickAdapters(config: Config, logger: Logger, metrics: Metrics): Adapters {
+  const stores = config.REDIS_URL ? redisStores(config, config.REDIS_URL, logger) : memoryStores();
+  const sink = config.KAFKA_BROKERS
+    ? new KafkaSink({
+        brokers: config.KAFKA_BROKERS,
+        clientId: config.KAFKA_CLIENT_ID,
+        idempotent: config.KAFKA_IDEMPOTENT,
+        compression: config.KAFKA_COMPRESSION,
+        logger,
+        onProduceRequest: () => metrics.produceRequests.inc(),
+      })
+    : new FileSink(config.EVENTS_DIR);
+  return { ...stores, sink, checks: [...stores.checks, { name: sink.name, ping: () => sink.ping() }] };
+}
+
+type Stores = Omit<Adapters, 'sink'>;
+
+function memoryStores(): Stores {
   return {
-    registry,
-    idempotency,
+    registry: new MemoryRegistry(),
+    idempotency: new MemoryIdempotencyStore(),
     rateLimitStore: () => new MemoryStore(),
-    sink,
     connections: [],
-    checks: [{ name: 'file', ping: () => sink.ping() }],
+    checks: [],
+  };
+}
+
+/** One connection shared by the stores; the registry adds a subscriber for invalidations. */
+function redisStores(config: Config, url: string, logger: Logger): Stores {
+  const connection = new RedisConnection(url, config.REDIS_TIMEOUT_MS, logger);
+  return {
+    registry: new RedisRegistry(connection, config.REDIS_PREFIX, logger),
+    idempotency: new RedisIdempotencyStore(connection.client, config.REDIS_PREFIX),
+    rateLimitStore: (prefix) => createRedisRateLimitStore(connection.client, `${config.REDIS_PREFIX}${prefix}`),
+    connections: [connection],
+    checks: [{ name: 'redis', ping: () => connection.ping() }],
   };
 }
