@@ -1,0 +1,39 @@
+import autocannon from 'autocannon';
+import type { Scenario } from './scenarios';
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Drives `connections` concurrent clients for `seconds`, each request built by the scenario. */
+export async function drive(port: number, scenario: Scenario, seconds: number, connections: number, firstId: number): Promise<LoadResult> {
+  let n = firstId;
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        path: scenario.path,
+        setupRequest: (req: Record<string, any>) => {
+          const { body, headers } = scenario.request(n++);
+          return { ...req, body, headers: { ...scenario.headers, ...headers } };
+        },
+      },
+    ],
+  });
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}

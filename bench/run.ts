@@ -1,0 +1,195 @@
+// npm run bench: each scenario against the floor and the gateway (and, where Kafka and Redis
+// are wanted, the naive receiver and the gateway in production mode), side by side in one run,
+// on Node 20 and Node 24. Prints one markdown table and writes bench/results/latest.md.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { startKafkaMock, type KafkaMock } from '../test/helpers/kafka-mock';
+import { drive, type LoadResult } from './load';
+import { nodeBinaries, type NodeBinary } from './node-binaries';
+import { sampleRss, startServer } from './processes';
+import { BENCH_REGISTRY, SCENARIOS, type Scenario } from './scenarios';
+
+const ROOT = join(__dirname, '..', '..');
+
+interface Options {
+  seconds: number;
+  connections: number;
+  nodes: string[];
+  only?: string;
+}
+
+interface Target {
+  name: string;
+  script: string;
+  env(): Record<string, string>;
+  /** Produce requests and records so far, for the Produce-per-1000-records column. */
+  produceStats?(port: number): Promise<{ produceRequests: number; records: number }>;
+}
+
+interface Row extends LoadResult {
+  scenario: string;
+  node: string;
+  target: string;
+  rssMiB: number;
+  producePer1000?: number;
+}
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+const BENCH_PREFIX = 'igw-bench:';
+
+function parseArgs(argv: string[]): Options {
+  const get = (name: string) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  return {
+    seconds: Number(get('seconds') ?? 8),
+    connections: Number(get('connections') ?? 32),
+    nodes: (get('nodes') ?? '20,24').split(','),
+    only: get('only'),
+  };
+}
+
+function targets(work: string, kafka: KafkaMock): Target[] {
+  const registryFile = join(work, 'registry.json');
+  writeFileSync(registryFile, JSON.stringify(BENCH_REGISTRY));
+  const unlimited = { RATE_LIMIT_DEFAULT: '1000000/60', RATE_LIMIT_WORKSPACE: '1000000/60', TRIGGERS_FILE: registryFile };
+  let cell = 0;
+  const production = () => ({
+    REDIS_URL,
+    REDIS_PREFIX: `${BENCH_PREFIX}${++cell}:`,
+    KAFKA_BROKERS: kafka.brokers,
+    KAFKA_IDEMPOTENT: 'false', // the mock does not serve InitProducerId
+  });
+  return [
+    { name: 'floor (bare express 5)', script: join(ROOT, 'dist-bench', 'bench', 'floor.js'), env: () => ({}) },
+    {
+      name: 'naive receiver (Redis + Kafka)',
+      script: join(ROOT, 'dist-bench', 'bench', 'naive.js'),
+      env: production,
+      produceStats: async (port) => (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { produceRequests: number; records: number },
+    },
+    {
+      name: 'gateway, embedded',
+      script: join(ROOT, 'dist', 'main.js'),
+      env: () => ({ EVENTS_DIR: mkdtempSync(join(work, 'events-')), ...unlimited }),
+    },
+    {
+      name: 'gateway, Redis + Kafka',
+      script: join(ROOT, 'dist', 'main.js'),
+      env: () => ({ ...production(), ...unlimited }),
+      produceStats: gatewayProduceStats,
+    },
+  ];
+}
+
+async function gatewayProduceStats(port: number) {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const sum = (name: string) =>
+    text
+      .split('\n')
+      .filter((line) => line.startsWith(name))
+      .reduce((total, line) => total + Number(line.split(' ').pop()), 0);
+  return { produceRequests: sum('igw_kafka_produce_requests_total'), records: sum('igw_events_published_total') };
+}
+
+async function measure(node: NodeBinary, target: Target, scenario: Scenario, options: Options, firstId: number): Promise<Row> {
+  const server = await startServer(node.path, target.script, target.env());
+  try {
+    await drive(server.port, scenario, 1, options.connections, firstId); // warm-up
+    const before = await target.produceStats?.(server.port);
+    const rss = sampleRss(server.child.pid!);
+    const load = await drive(server.port, scenario, options.seconds, options.connections, firstId + 1_000_000);
+    const rssMiB = rss.stop();
+    const after = await target.produceStats?.(server.port);
+    const records = after && before ? after.records - before.records : 0;
+    const producePer1000 = after && before && records > 0 ? Math.round(((after.produceRequests - before.produceRequests) / records) * 1000) : undefined;
+    return { scenario: scenario.name, node: node.label, target: target.name, rssMiB, producePer1000, ...load };
+  } finally {
+    await server.stop();
+  }
+}
+
+function table(rows: Row[]): string {
+  const header =
+    '| scenario | node | target | req/s | p50 ms | p99 ms | × floor | × naive | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
+  const lines = [header, '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+  const ratio = (row: Row, prefix: string) => {
+    const base = rows.find((r) => r.scenario === row.scenario && r.node === row.node && r.target.startsWith(prefix));
+    return base && base.rps > 0 ? (row.rps / base.rps).toFixed(2) : '';
+  };
+  for (const row of rows) {
+    lines.push(
+      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.rps} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function requireRedis(): Promise<Redis> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000 });
+  try {
+    await redis.connect();
+    await redis.ping();
+    return redis;
+  } catch {
+    redis.disconnect();
+    throw new Error(`Redis is not reachable at ${REDIS_URL}: start it with redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`);
+  }
+}
+
+async function deleteBenchKeys(redis: Redis): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${BENCH_PREFIX}*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const work = mkdtempSync(join(tmpdir(), 'igw-bench-'));
+  const rows: Row[] = [];
+  const redis = await requireRedis();
+  // rtt=5: a replicated acks=all broker answers in milliseconds; a mock answering at once
+  // would hide the cost of one Produce per request. No topic is consumed: a consumer here
+  // would take CPU from the measured processes.
+  const kafka = await startKafkaMock({ topics: ['bench-idle'], rttMs: 5 });
+  try {
+    const nodes = nodeBinaries(options.nodes);
+    const scenarios = SCENARIOS.filter((s) => !options.only || s.name.includes(options.only));
+    let firstId = Date.now();
+    for (const scenario of scenarios) {
+      for (const node of nodes) {
+        for (const target of targets(work, kafka)) {
+          process.stderr.write(`bench: ${scenario.name} · ${node.label} · ${target.name}\n`);
+          rows.push(await measure(node, target, scenario, options, (firstId += 10_000_000)));
+        }
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    await kafka.stop();
+    await deleteBenchKeys(redis);
+    redis.disconnect();
+  }
+  const report = [
+    `# Benchmark ${new Date().toISOString()}`,
+    '',
+    `${options.connections} connections, ${options.seconds} s per cell after a 1 s warm-up, autocannon on loopback, 2 cores shared by load, server, Redis and the Kafka mock (librdkafka via kcat, rtt 5 ms, acks=all).`,
+    '',
+    table(rows),
+    '',
+  ].join('\n');
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench', 'results', 'latest.md'), report);
+  process.stdout.write(report);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
