@@ -86,7 +86,7 @@ export async function acceptWebhook(deps: IngestDeps, req: WebhookRequest): Prom
 
   const ack = {
     status: trigger.response?.status ?? 200,
-    body: trigger.response?.body ?? { message: 'Webhook processed', eventId: event.id },
+    body: trigger.response ? trigger.response.body : { message: 'Webhook processed', eventId: event.id },
     eventId: event.id,
   };
   if (claim !== 'unguarded') {

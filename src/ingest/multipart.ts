@@ -25,12 +25,14 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
   try {
     parser = busboy({
       headers: { 'content-type': contentType },
+      // busboy reports a size or parts limit when it is *reached*, so one more lets exactly
+      // the maximum through and refuses anything larger (files and fields count from 0).
       limits: {
-        fileSize: limits.maxFileBytes,
+        fileSize: limits.maxFileBytes + 1,
         files: limits.maxFiles,
         fields: limits.maxFields,
-        fieldSize: limits.maxFieldBytes,
-        parts: limits.maxFiles + limits.maxFields,
+        fieldSize: limits.maxFieldBytes + 1,
+        parts: limits.maxFiles + limits.maxFields + 1,
       },
     });
   } catch {
