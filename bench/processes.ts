@@ -69,3 +69,13 @@ export function sampleRss(pid: number): { stop(): number } {
     },
   };
 }
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** User + system CPU time a process has used so far, in ms (from /proc/<pid>/stat). */
+export function cpuTimeMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { startKafkaMock, type KafkaMock } from '../test/helpers/kafka-mock';
 import { drive, type LoadResult } from './load';
 import { nodeBinaries, type NodeBinary } from './node-binaries';
-import { sampleRss, startServer } from './processes';
+import { cpuTimeMs, sampleRss, startServer } from './processes';
 import { BENCH_REGISTRY, SCENARIOS, type Scenario } from './scenarios';
 
 const ROOT = join(__dirname, '..', '..');
@@ -33,6 +33,8 @@ interface Row extends LoadResult {
   node: string;
   target: string;
   rssMiB: number;
+  /** CPU time the server used per request: robust where load and server share two cores. */
+  cpuMsPer1000: number;
   producePer1000?: number;
 }
 
@@ -101,12 +103,14 @@ async function measure(node: NodeBinary, target: Target, scenario: Scenario, opt
     await drive(server.port, scenario, 1, options.connections, firstId); // warm-up
     const before = await target.produceStats?.(server.port);
     const rss = sampleRss(server.child.pid!);
+    const cpuBefore = cpuTimeMs(server.child.pid!);
     const load = await drive(server.port, scenario, options.seconds, options.connections, firstId + 1_000_000);
+    const cpuMsPer1000 = Math.round(((cpuTimeMs(server.child.pid!) - cpuBefore) / Math.max(1, load.ok + load.non2xx)) * 1000);
     const rssMiB = rss.stop();
     const after = await target.produceStats?.(server.port);
     const records = after && before ? after.records - before.records : 0;
     const producePer1000 = after && before && records > 0 ? Math.round(((after.produceRequests - before.produceRequests) / records) * 1000) : undefined;
-    return { scenario: scenario.name, node: node.label, target: target.name, rssMiB, producePer1000, ...load };
+    return { scenario: scenario.name, node: node.label, target: target.name, rssMiB, cpuMsPer1000, producePer1000, ...load };
   } finally {
     await server.stop();
   }
@@ -114,15 +118,15 @@ async function measure(node: NodeBinary, target: Target, scenario: Scenario, opt
 
 function table(rows: Row[]): string {
   const header =
-    '| scenario | node | target | req/s | p50 ms | p99 ms | × floor | × naive | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
-  const lines = [header, '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+    '| scenario | node | target | req/s | p50 ms | p99 ms | × floor | × naive | CPU ms / 1000 req | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
+  const lines = [header, '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   const ratio = (row: Row, prefix: string) => {
     const base = rows.find((r) => r.scenario === row.scenario && r.node === row.node && r.target.startsWith(prefix));
     return base && base.rps > 0 ? (row.rps / base.rps).toFixed(2) : '';
   };
   for (const row of rows) {
     lines.push(
-      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.rps} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
+      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.rps} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.cpuMsPer1000} | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
     );
   }
   return lines.join('\n');
