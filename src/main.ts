@@ -27,10 +27,36 @@ async function main(): Promise<void> {
 
   const container = createContainer(config, logger);
   await container.start();
+  let seedRetry: NodeJS.Timeout | undefined;
   if (config.TRIGGERS_FILE) {
-    const seeded = await seedRegistry(container.deps.registry, config.TRIGGERS_FILE);
-    if (seeded.problems.length > 0) return exitWithProblems(seeded.problems);
-    logger.info({ triggers: seeded.triggers, channels: seeded.channels }, 'registry seeded from TRIGGERS_FILE');
+    const file = config.TRIGGERS_FILE;
+    const seed = () => seedRegistry(container.deps.registry, file);
+    const seeded = await seed().catch((error: unknown) => error as Error);
+    if (!(seeded instanceof Error)) {
+      if (seeded.problems.length > 0) return exitWithProblems(seeded.problems);
+      logger.info({ triggers: seeded.triggers, channels: seeded.channels }, 'registry seeded from TRIGGERS_FILE');
+    } else {
+      // The file is valid but the registry (Redis) cannot be written yet: start anyway, not
+      // ready, and apply the file as soon as the registry answers.
+      logger.warn({ err: { message: seeded.message } }, 'registry unavailable: TRIGGERS_FILE will be applied when it is back');
+      let pending = true;
+      container.deps.checks.push({
+        name: 'triggers-file',
+        ping: async () => {
+          if (pending) throw new Error('TRIGGERS_FILE not applied yet');
+        },
+      });
+      const retry = () => {
+        seedRetry = setTimeout(async () => {
+          const again = await seed().catch((error: unknown) => error as Error);
+          if (again instanceof Error) return retry();
+          pending = false;
+          if (again.problems.length > 0) logger.error({ problems: again.problems }, 'TRIGGERS_FILE not applied');
+          else logger.info({ triggers: again.triggers, channels: again.channels }, 'registry seeded from TRIGGERS_FILE');
+        }, 1000);
+      };
+      retry();
+    }
   }
   if (!config.ADMIN_TOKEN) logger.warn('ADMIN_TOKEN is not set: the admin API answers 404');
 
@@ -48,6 +74,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     container.deps.lifecycle.draining = true;
+    clearTimeout(seedRetry);
     logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'draining');
     const deadline = setTimeout(() => {
       logger.error('grace period exceeded; exiting with requests still open');

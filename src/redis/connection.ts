@@ -127,7 +127,10 @@ export class RedisConnection implements Lifecycle {
       // attempt to a black-holed host keeps the socket before the next try; a little more room
       // than a command gets helps TLS handshakes over a real network.
       connectTimeout: Math.max(this.timeoutMs, 500),
-      socketTimeout: Math.max(this.timeoutMs * 3, 1000),
+      // As long as one command may wait: the first unanswered command tears the socket down, so
+      // the commands after it (the same request's next ones) fail at once instead of each
+      // waiting its own `timeoutMs` (three in a row held a request for 3 × timeoutMs).
+      socketTimeout: this.timeoutMs,
       // How long disconnect() lets a socket close by itself before destroying it. ioredis arms
       // this timer even for a socket that is already gone (and never clears it), which would
       // hold the process for the default 2 s on shutdown.
