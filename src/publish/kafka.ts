@@ -12,7 +12,7 @@ import {
 import type { Logger } from '../observability/logger';
 import { PublishError } from './errors';
 import { classifyKafkaError, describeKafkaError } from './kafka-errors';
-import type { OutRecord, Sink } from './sink';
+import { PartialWriteError, type OutRecord, type Sink } from './sink';
 
 export interface KafkaSinkOptions {
   brokers: string[];
@@ -53,8 +53,9 @@ const LOG_REPEAT_MS = 30_000;
  *
  * start() never fails for an unreachable cluster: it connects in the background with backoff,
  * ping() reports not-ready meanwhile and write() refuses at once with `unavailable`. One
- * write() is one sendBatch (grouped by topic), bounded by kafkajs' request timeout and a
- * small retry budget; the batcher applies each caller's own deadline on top.
+ * write() is one sendBatch (grouped by topic) per maxRequestBytes, bounded by kafkajs' request
+ * timeout and a small retry budget; the batcher applies each caller's own deadline on top. A
+ * record the broker refuses as too large fails alone (PartialWriteError); the rest is written.
  */
 export class KafkaSink implements Sink {
   readonly name = 'kafka';
@@ -123,36 +124,81 @@ export class KafkaSink implements Sink {
   async write(records: OutRecord[]): Promise<void> {
     if (records.length === 0) return;
     if (this.closed) throw new PublishError('closed', 'kafka: sink is closed');
-    const producer = this.producer;
-    if (!producer || !this.connected) {
+    if (!this.producer || !this.connected) {
       this.wake?.(); // try to connect now rather than after the backoff
-      throw new PublishError('unavailable', `kafka: not connected${this.lastError ? ` (${this.lastError})` : ''}`);
+      throw this.notConnected();
     }
-    const chunks = this.chunk(records);
-    for (const chunk of chunks) {
-      try {
-        await producer.sendBatch({
-          topicMessages: byTopic(chunk),
-          acks: -1,
-          timeout: this.requestTimeoutMs,
-          compression: this.options.compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None,
-        });
-      } catch (error) {
-        let failure = classifyKafkaError(error);
-        if (failure.reason === 'too_large' && chunk.length > 1) {
-          // Several records were refused together (a broker whose message.max.bytes is below
-          // maxRequestBytes): no one record is known to be at fault, so none of the callers is
-          // told to give up for good; they may send again.
-          failure = new PublishError('unavailable', 'kafka: batch refused as too large by the broker');
-        }
-        this.options.logger.warn({ reason: failure.message, records: records.length }, 'kafka write failed');
-        // kafkajs rolls its idempotence sequence numbers back on a failed request, though the
-        // broker may have written it (a timeout) or part of it: a fresh producer id keeps the
-        // next batch from being taken for a duplicate, or refused as out of order, for good.
-        if (this.options.idempotent && producer === this.producer) this.replaceProducer();
-        throw failure;
+    const attempt: WriteAttempt = { failures: new Map(), replaced: false, settled: 0 };
+    let start = 0;
+    try {
+      for (const chunk of this.chunk(records)) {
+        await this.send(chunk, start, attempt);
+        start += chunk.length;
       }
+    } catch (error) {
+      if (attempt.settled === 0) throw error;
+      // The records before `settled` were written (or refused alone): only the rest failed.
+      const failure = error instanceof PublishError ? error : classifyKafkaError(error);
+      for (let i = attempt.settled; i < records.length; i++) attempt.failures.set(i, failure);
     }
+    if (attempt.failures.size > 0) throw new PartialWriteError(attempt.failures);
+  }
+
+  /**
+   * One sendBatch of `records` (the write's records from index `start`). A request the broker
+   * refuses as too large is split in halves and each half sent again, so that only a record
+   * that is too large on its own fails (noted in attempt.failures) and the rest is written.
+   */
+  private async send(records: OutRecord[], start: number, attempt: WriteAttempt): Promise<void> {
+    const producer = attempt.replaced ? await this.replacementProducer() : this.producer!;
+    try {
+      await producer.sendBatch({
+        topicMessages: byTopic(records),
+        acks: -1,
+        timeout: this.requestTimeoutMs,
+        compression: this.options.compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None,
+      });
+      attempt.settled = start + records.length;
+    } catch (error) {
+      const failure = classifyKafkaError(error);
+      this.options.logger.warn({ reason: failure.message, records: records.length }, 'kafka write failed');
+      // kafkajs rolls its idempotence sequence numbers back on a failed request, though the
+      // broker may have written it (a timeout) or part of it: a fresh producer id keeps the
+      // next batch from being taken for a duplicate, or refused as out of order, for good.
+      if (this.options.idempotent && producer === this.producer) {
+        this.replaceProducer();
+        attempt.replaced = true;
+      }
+      if (failure.reason !== 'too_large') throw failure;
+      if (records.length === 1) {
+        attempt.failures.set(start, failure);
+        attempt.settled = start + 1;
+        return;
+      }
+      // Several records were refused together (a broker or topic whose message size limit is
+      // below maxRequestBytes): no one record is known to be at fault. kafkajs fails a request
+      // when any partition of it fails, though the broker may have written the other
+      // partitions' records: those are sent again with their half (at least once).
+      const half = Math.ceil(records.length / 2);
+      await this.send(records.slice(0, half), start, attempt);
+      await this.send(records.slice(half), start + half, attempt);
+    }
+  }
+
+  /** The producer that replaced a failed idempotent one, once connected (at most the request timeout). */
+  private async replacementProducer(): Promise<Producer> {
+    if (!this.connected && !this.closed) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.loop, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.requestTimeoutMs)))]);
+      clearTimeout(timer);
+    }
+    if (this.closed) throw new PublishError('closed', 'kafka: sink is closed');
+    if (!this.producer || !this.connected) throw this.notConnected();
+    return this.producer;
+  }
+
+  private notConnected(): PublishError {
+    return new PublishError('unavailable', `kafka: not connected${this.lastError ? ` (${this.lastError})` : ''}`);
   }
 
   close(): Promise<void> {
@@ -317,6 +363,14 @@ function approximateBytes(record: OutRecord): number {
   let bytes = RECORD_OVERHEAD_BYTES + Buffer.byteLength(record.value) + Buffer.byteLength(record.key);
   for (const name in record.headers) bytes += Buffer.byteLength(name) + Buffer.byteLength(record.headers[name]);
   return bytes;
+}
+
+/** How far one write() got: records refused one by one, whether the producer was replaced. */
+interface WriteAttempt {
+  failures: Map<number, PublishError>;
+  replaced: boolean;
+  /** Records [0, settled) of the write were acknowledged or failed alone; they are sent in order. */
+  settled: number;
 }
 
 /** Records grouped by topic, in their original order within each topic. */

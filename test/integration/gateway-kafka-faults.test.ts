@@ -1,0 +1,317 @@
+/**
+ * The built gateway (dist/main.js, a child process) against librdkafka's mock cluster when
+ * the broker misbehaves: stalled (SIGSTOP) during a steady burst, stalled with a small publish
+ * queue, absent at start and appearing later on the configured port, killed under load.
+ * Each test has its own mock broker and gateway.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  byEventId,
+  eventOf,
+  postOrder,
+  readyz,
+  serverSlowest,
+  sleep,
+  startKafkaGateway,
+  until,
+  waitForIds,
+  type Answer,
+  type KafkaGateway,
+} from '../helpers/gateway-kafka';
+import { freePort, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock';
+
+/** Answers may come this much later than the deadline (a 2-core machine shared with other test runs). */
+const SLACK_MS = 1000;
+
+const cleanup: (() => Promise<unknown>)[] = [];
+const runCleanup = async () => {
+  while (cleanup.length > 0) await cleanup.pop()!().catch(() => undefined);
+};
+afterEach(runCleanup);
+afterAll(runCleanup);
+
+async function mockWith(topic: string, port?: number): Promise<KafkaMock> {
+  const mock = await startKafkaMock({ topics: [topic], port });
+  cleanup.push(() => mock.stop());
+  return mock;
+}
+
+async function gatewayWith(brokers: string, env: Record<string, string>): Promise<KafkaGateway> {
+  const gateway = await startKafkaGateway(brokers, env);
+  cleanup.push(() => gateway.dispose());
+  return gateway;
+}
+
+const uniqueTopic = (name: string) => `${name}.${randomUUID().slice(0, 8)}`;
+
+async function ready(gateway: KafkaGateway, timeoutMs = 10_000): Promise<number> {
+  return until(async () => (await readyz(gateway.url)).status === 200, timeoutMs, 'readiness');
+}
+
+interface Sent extends Answer {
+  /** ms after the load started */
+  at: number;
+}
+
+/**
+ * A steady load: `perTick` POSTs every `everyMs` for `ticks` ticks, each with its own
+ * Idempotency-Key; `onTick(tick)` runs before a tick's requests are sent.
+ */
+async function steadyLoad(
+  gateway: KafkaGateway,
+  options: { everyMs: number; perTick: number; ticks: number; prefix: string; onTick?: (tick: number) => void | Promise<void> },
+): Promise<Sent[]> {
+  const started = performance.now();
+  const calls: Promise<Sent>[] = [];
+  for (let tick = 0; tick < options.ticks; tick++) {
+    await options.onTick?.(tick);
+    for (let i = 0; i < options.perTick; i++) {
+      const n = tick * options.perTick + i;
+      const at = performance.now() - started;
+      calls.push(postOrder(gateway.url, `${options.prefix}-${n}-${randomUUID()}`, { n }).then((a) => ({ ...a, at })));
+    }
+    const next = started + (tick + 1) * options.everyMs;
+    await sleep(Math.max(0, next - performance.now()));
+  }
+  return Promise.all(calls);
+}
+
+const slowest = (answers: Answer[]) => Math.round(Math.max(0, ...answers.map((a) => a.ms)));
+
+function expect503(answer: Answer, reasons: string[]): void {
+  expect(answer.status).toBe(503);
+  expect(answer.retryAfter).toMatch(/^\d+$/);
+  expect(answer.json.error.code).toBe('SERVICE_UNAVAILABLE');
+  expect(reasons).toContain(answer.json.error.details?.reason);
+}
+
+test('broker stalled (SIGSTOP) during a steady burst: answered by the deadline, nothing acknowledged lost, 503s retry cleanly', async () => {
+  const topic = uniqueTopic('stall');
+  const timeoutMs = 1500;
+  const mock = await mockWith(topic);
+  const gateway = await gatewayWith(mock.brokers, { TOPIC_TRIGGERS: topic, PUBLISH_TIMEOUT_MS: String(timeoutMs) });
+  await ready(gateway);
+  expect((await postOrder(gateway.url, `warm-${randomUUID()}`, { warm: true })).status).toBe(200);
+
+  // 5 requests every 50 ms for 4 s; the broker stops at 1 s for 2 s (shorter than kafkajs'
+  // 3 s request timeout, so the request in flight is answered once it continues).
+  const everyMs = 50;
+  const pauseTick = 20;
+  const resumeTick = 60;
+  let answers: Sent[];
+  let pausedAt = 0;
+  let resumedAt = 0;
+  const started = performance.now();
+  try {
+    answers = await steadyLoad(gateway, {
+      everyMs,
+      perTick: 5,
+      ticks: 80,
+      prefix: 'stall',
+      onTick: (tick) => {
+        if (tick === pauseTick) {
+          mock.pause();
+          pausedAt = performance.now() - started;
+        }
+        if (tick === resumeTick) {
+          mock.resume();
+          resumedAt = performance.now() - started;
+        }
+      },
+    });
+  } finally {
+    mock.resume();
+  }
+
+  const late = answers.filter((a) => a.ms >= timeoutMs + SLACK_MS).map((a) => [a.status, Math.round(a.ms)]);
+  expect(late).toEqual([]);
+  expect(answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => [a.status, a.json])).toEqual([]);
+  const ok = answers.filter((a) => a.status === 200);
+  const refused = answers.filter((a) => a.status === 503);
+  for (const answer of refused) expect503(answer, ['timeout', 'unavailable']);
+  for (const answer of ok) expect(answer.eventId).toMatch(/^[0-9a-f-]{36}$/);
+  expect(ok.length).toBeGreaterThan(0);
+  expect(refused.length).toBeGreaterThan(0);
+  // Sent while the broker was stopped, with the deadline passing well before it continued
+  // (300 ms allowed for the request to reach the gateway): only 503.
+  const doomed = answers.filter((a) => a.at >= pausedAt + 50 && a.at + timeoutMs < resumedAt - 300);
+  expect(doomed.length).toBeGreaterThan(0);
+  expect(doomed.filter((a) => a.status !== 503).map((a) => [a.status, Math.round(a.at)])).toEqual([]);
+
+  // Nothing acknowledged is lost.
+  await waitForIds(
+    mock,
+    ok.map((a) => a.eventId!),
+    topic,
+    20_000,
+  );
+
+  // Every 503'd request sent again with its Idempotency-Key: its claim was released, so it is
+  // accepted now (not 409), and it lands in the topic.
+  await ready(gateway);
+  const retries = await Promise.all(refused.map((a) => postOrder(gateway.url, a.key, JSON.parse(a.body))));
+  expect(retries.filter((r) => r.status !== 200).map((r) => [r.status, r.json])).toEqual([]);
+  const all = await waitForIds(
+    mock,
+    retries.map((r) => r.eventId!),
+    topic,
+    20_000,
+  );
+
+  // A key appears twice only when its first attempt reached Kafka after its deadline (the
+  // broker took the stalled request once it continued): the same idempotencyKey, the first
+  // record with the event id the sender never got.
+  const byKey = new Map<string, string[]>();
+  for (const record of all) {
+    const key = eventOf(record).data.idempotencyKey as string;
+    byKey.set(key, [...(byKey.get(key) ?? []), record.headers.ce_id]);
+  }
+  for (const answer of ok) expect(byKey.get(answer.key)).toEqual([answer.eventId]);
+  // Had the stall outlasted kafkajs' 3 s request timeout (a slow machine), kafkajs would
+  // have sent the stalled request once more: then a first attempt may be there twice.
+  const copiesOfFirstAttempt = resumedAt - pausedAt < 2900 ? 1 : 2;
+  let duplicates = 0;
+  refused.forEach((answer, i) => {
+    const ids = byKey.get(answer.key)!;
+    expect(ids.length).toBeLessThanOrEqual(1 + copiesOfFirstAttempt);
+    expect(ids[ids.length - 1]).toBe(retries[i].eventId);
+    if (ids.length > 1) duplicates++;
+  });
+  const records = byEventId(all);
+  expect(records.size).toBe(all.length);
+  console.log(
+    `stalled broker: ${answers.length} requests answered (slowest 2xx ${slowest(ok)} ms, slowest 503 ${slowest(refused)} ms; ` +
+      `in the gateway's log ${JSON.stringify(serverSlowest(gateway.output()))}), ` +
+      `${ok.length} 2xx, ${refused.length} 503; all ${refused.length} retries 200; ` +
+      `${duplicates} keys twice in the topic (first attempt written after its deadline)`,
+  );
+});
+
+test('bounded queue: with the broker stalled, requests past PUBLISH_QUEUE_MAX get 503 at once', async () => {
+  const topic = uniqueTopic('queue');
+  const timeoutMs = 4000;
+  const queueMax = 5;
+  const mock = await mockWith(topic);
+  const gateway = await gatewayWith(mock.brokers, {
+    TOPIC_TRIGGERS: topic,
+    PUBLISH_TIMEOUT_MS: String(timeoutMs),
+    PUBLISH_QUEUE_MAX: String(queueMax),
+  });
+  await ready(gateway);
+  expect((await postOrder(gateway.url, `warm-${randomUUID()}`, { warm: true })).status).toBe(200);
+
+  mock.pause();
+  let answers: Answer[];
+  try {
+    answers = await Promise.all(Array.from({ length: 40 }, (_, n) => postOrder(gateway.url, `q-${n}-${randomUUID()}`, { n })));
+  } finally {
+    mock.resume();
+  }
+
+  for (const answer of answers) expect503(answer, ['queue_full', 'timeout']);
+  const full = answers.filter((a) => a.json.error.details.reason === 'queue_full');
+  const held = answers.filter((a) => a.json.error.details.reason === 'timeout');
+  // At most one batch in flight (it never holds more than the queue did) and a full queue.
+  expect(held.length).toBeLessThanOrEqual(2 * queueMax);
+  expect(full.length).toBeGreaterThanOrEqual(answers.length - 2 * queueMax);
+  for (const answer of full) expect(answer.ms).toBeLessThan(timeoutMs / 2);
+  for (const answer of held) {
+    expect(answer.ms).toBeGreaterThanOrEqual(timeoutMs - 100);
+    expect(answer.ms).toBeLessThan(timeoutMs + SLACK_MS);
+  }
+  console.log(
+    `bounded queue (${queueMax}): ${full.length} refused at once (slowest ${slowest(full)} ms), ` +
+      `${held.length} held until the ${timeoutMs} ms deadline`,
+  );
+
+  // Once the broker answers again the gateway accepts again.
+  await ready(gateway);
+  const after = await postOrder(gateway.url, `after-${randomUUID()}`, { after: true });
+  expect(after.status).toBe(200);
+  await waitForIds(mock, [after.eventId!], topic);
+});
+
+test('broker gone at start: the process starts not ready, refuses with 503, and recovers when a broker appears', async () => {
+  const topic = uniqueTopic('late');
+  const port = await freePort();
+  const gateway = await gatewayWith(`127.0.0.1:${port}`, { TOPIC_TRIGGERS: topic, PUBLISH_TIMEOUT_MS: '1500' });
+
+  const notReady = await readyz(gateway.url);
+  expect(notReady.status).toBe(503);
+  expect(notReady.retryAfter).toBeTruthy();
+  expect(notReady.json.error.code).toBe('SERVICE_UNAVAILABLE');
+  expect(notReady.json.error.message).toMatch(/kafka/);
+  expect(notReady.json.error.details.down).toContain('kafka');
+  expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+
+  const key = `late-${randomUUID()}`;
+  const refused = await postOrder(gateway.url, key, { late: true });
+  expect503(refused, ['unavailable']);
+  expect(refused.ms).toBeLessThan(1500 + SLACK_MS);
+
+  // A fresh broker on the port the gateway was configured with.
+  const mock = await mockWith(topic, port);
+  const tookMs = await ready(gateway, 15_000);
+  console.log(`broker appeared: /readyz 200 after ${Math.round(tookMs)} ms`);
+  expect(tookMs).toBeLessThan(10_000);
+
+  // The refused request's claim was released: the same key is accepted now.
+  const accepted = await postOrder(gateway.url, key, { late: true });
+  expect(accepted.status).toBe(200);
+  const [record] = (await waitForIds(mock, [accepted.eventId!], topic)).filter((r) => r.headers.ce_id === accepted.eventId);
+  expect(eventOf(record).data.idempotencyKey).toBe(key);
+  expect(mock.records(topic)).toHaveLength(1);
+});
+
+test('broker killed under load: 503 within the deadline, /readyz names kafka, the process stays alive', async () => {
+  const topic = uniqueTopic('killed');
+  const timeoutMs = 1500;
+  const mock = await mockWith(topic);
+  const gateway = await gatewayWith(mock.brokers, { TOPIC_TRIGGERS: topic, PUBLISH_TIMEOUT_MS: String(timeoutMs) });
+  await ready(gateway);
+
+  const everyMs = 50;
+  const killTick = 16;
+  let killedAt = 0;
+  const started = performance.now();
+  const answers = await steadyLoad(gateway, {
+    everyMs,
+    perTick: 5,
+    ticks: 50,
+    prefix: 'killed',
+    onTick: async (tick) => {
+      if (tick === killTick) {
+        await mock.stop();
+        killedAt = performance.now() - started;
+      }
+    },
+  });
+
+  expect(answers.filter((a) => a.ms >= timeoutMs + SLACK_MS).map((a) => [a.status, Math.round(a.ms)])).toEqual([]);
+  expect(answers.filter((a) => a.status !== 200 && a.status !== 503).map((a) => [a.status, a.json])).toEqual([]);
+  const refused = answers.filter((a) => a.status === 503);
+  for (const answer of refused) expect503(answer, ['timeout', 'unavailable']);
+  expect(answers.filter((a) => a.status === 200 && a.at < killedAt).length).toBeGreaterThan(0);
+  const afterKill = answers.filter((a) => a.at > killedAt + 200);
+  expect(afterKill.length).toBeGreaterThan(0);
+  expect(afterKill.filter((a) => a.status !== 503).map((a) => [a.status, Math.round(a.at)])).toEqual([]);
+  console.log(
+    `killed broker: ${answers.length} requests, ${answers.length - refused.length} 2xx, ${refused.length} 503 ` +
+      `(slowest ${slowest(answers)} ms)`,
+  );
+
+  await until(
+    async () => {
+      const r = await readyz(gateway.url);
+      return r.status === 503 && /kafka/.test(r.json.error.message) && r.json.error.details.down.includes('kafka');
+    },
+    5000,
+    '/readyz 503 naming kafka',
+  );
+  expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+  const later = await postOrder(gateway.url, `later-${randomUUID()}`, { later: true });
+  expect503(later, ['unavailable', 'timeout']);
+  expect(later.ms).toBeLessThan(timeoutMs + SLACK_MS);
+  expect(gateway.child.exitCode).toBeNull();
+  expect(gateway.child.signalCode).toBeNull();
+});
