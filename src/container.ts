@@ -7,7 +7,7 @@ import type { IdempotencyStore } from './idempotency/store';
 import type { Lifecycle } from './lifecycle';
 import type { Logger } from './observability/logger';
 import { createMetrics, type Metrics } from './observability/metrics';
-import { MicroBatcher } from './publish/batcher';
+import { MicroBatcher, type BatcherOptions } from './publish/batcher';
 import { FileSink } from './publish/file';
 import { KafkaSink } from './publish/kafka';
 import type { Sink } from './publish/sink';
@@ -41,13 +41,7 @@ export function createContainer(config: Config, logger: Logger, metrics = create
   const adapters = pickAdapters(config, logger, metrics);
   const batcher = new MicroBatcher(
     adapters.sink,
-    {
-      maxRecords: config.BATCH_MAX_RECORDS,
-      maxBytes: config.BATCH_MAX_BYTES,
-      lingerMs: config.BATCH_LINGER_MS,
-      queueMax: config.PUBLISH_QUEUE_MAX,
-      maxRecordBytes: config.MAX_RECORD_BYTES,
-    },
+    batcherOptions(config),
     {
       batchWritten: (records, _bytes, _ms, ok) => {
         metrics.batches.observe(records);
@@ -90,6 +84,17 @@ export function createContainer(config: Config, logger: Logger, metrics = create
       })();
       return closed;
     },
+  };
+}
+
+export function batcherOptions(config: Config): BatcherOptions {
+  return {
+    maxRecords: config.BATCH_MAX_RECORDS,
+    maxBytes: config.BATCH_MAX_BYTES,
+    lingerMs: config.BATCH_LINGER_MS,
+    queueMax: config.PUBLISH_QUEUE_MAX,
+    maxRecordBytes: config.MAX_RECORD_BYTES,
+    writeTimeoutMs: config.PUBLISH_TIMEOUT_MS,
   };
 }
 

@@ -1,5 +1,5 @@
 import { PublishError } from './errors';
-import type { OutRecord, Sink } from './sink';
+import { PartialWriteError, type OutRecord, type Sink } from './sink';
 
 export interface BatcherOptions {
   maxRecords: number;
@@ -7,6 +7,11 @@ export interface BatcherOptions {
   lingerMs: number;
   queueMax: number;
   maxRecordBytes: number;
+  /**
+   * A sink write that has not settled by then counts as failed, so one hung write (an fsync
+   * that never returns) cannot hold every later batch. Its callers have had their 503 by then.
+   */
+  writeTimeoutMs?: number;
 }
 
 export interface BatchObserver {
@@ -135,18 +140,48 @@ export class MicroBatcher {
     const started = performance.now();
     const bytes = batch.reduce((sum, p) => sum + p.bytes, 0);
     try {
-      await this.sink.write(batch.map((p) => p.record));
+      await this.withWriteTimeout(this.sink.write(batch.map((p) => p.record)));
       this.observer?.batchWritten(batch.length, bytes, performance.now() - started, true);
       for (const p of batch) if (--p.call.remaining === 0) settle(p.call);
     } catch (error) {
       this.observer?.batchWritten(batch.length, bytes, performance.now() - started, false);
-      const failure =
-        error instanceof PublishError ? error : new PublishError('unavailable', `sink ${this.sink.name} failed`);
-      for (const p of batch) settle(p.call, failure);
+      const failed = new Set<Call>();
+      if (error instanceof PartialWriteError) {
+        // Only the records named failed; the rest of the batch was acknowledged.
+        batch.forEach((p, i) => {
+          const failure = error.failures.get(i);
+          if (failure) {
+            failed.add(p.call);
+            settle(p.call, failure);
+          } else if (--p.call.remaining === 0) {
+            settle(p.call);
+          }
+        });
+      } else {
+        const failure =
+          error instanceof PublishError ? error : new PublishError('unavailable', `sink ${this.sink.name} failed`);
+        for (const p of batch) {
+          failed.add(p.call);
+          settle(p.call, failure);
+        }
+      }
+      // A failed call's records that are still queued (a call larger than one batch) are not
+      // sent: its sender was told to send it all again.
+      for (const call of failed) this.dropQueued(call);
     }
   }
 
-  /** A timed-out call's records that were not handed to the sink yet are not sent at all. */
+  private withWriteTimeout(write: Promise<void>): Promise<void> {
+    const limit = this.options.writeTimeoutMs;
+    if (limit === undefined) return write;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new PublishError('timeout', `sink ${this.sink.name} did not answer within ${limit} ms`)), limit);
+    });
+    return Promise.race([write, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  /** A timed-out or failed call's records that were not handed to the sink yet are not sent at all. */
   private dropQueued(call: Call): void {
     const kept = this.queue.filter((p) => p.call !== call);
     if (kept.length === this.queue.length) return;

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { MemoryStore } from 'express-rate-limit';
 import type { AppDeps } from '../../src/app-deps';
 import { createApp } from '../../src/app';
+import { batcherOptions } from '../../src/container';
 import { configSchema, type Config } from '../../src/config/schema';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import { createLogger } from '../../src/observability/logger';
@@ -41,13 +42,7 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
   const sink = new CaptureSink();
   const registry = new MemoryRegistry();
   const idempotency = new MemoryIdempotencyStore();
-  const batcher = new MicroBatcher(sink, {
-    maxRecords: config.BATCH_MAX_RECORDS,
-    maxBytes: config.BATCH_MAX_BYTES,
-    lingerMs: config.BATCH_LINGER_MS,
-    queueMax: config.PUBLISH_QUEUE_MAX,
-    maxRecordBytes: config.MAX_RECORD_BYTES,
-  });
+  const batcher = new MicroBatcher(sink, batcherOptions(config));
   const deps: AppDeps = {
     config,
     logger,

@@ -269,3 +269,18 @@ describe('MicroBatcher', () => {
     await batcher.close(); // safe twice
   });
 });
+
+describe('a sink write that never settles', () => {
+  it('counts as failed after writeTimeoutMs, so later batches are written', async () => {
+    const sink = new FakeSink('manual');
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 0, writeTimeoutMs: 50 }));
+    const hung = batcher.publish([rec('hung')], 1000);
+    await expect(hung).rejects.toMatchObject({ reason: 'timeout' });
+    const after = batcher.publish([rec('after')], 1000);
+    await tick();
+    expect(sink.pending).toHaveLength(2);
+    sink.pending[1].resolve();
+    await expect(after).resolves.toBeUndefined();
+    expect(sink.batches.map(ids)).toEqual([['hung'], ['after']]);
+  });
+});
