@@ -23,8 +23,8 @@ type Locals = { buckets?: Partial<Record<BucketKind, Bucket>> };
 /**
  * Rate limits with express-rate-limit: one limiter per bucket kind and window length
  * (the library fixes the window per instance), keys and limits taken from the request.
- * A request counts against every bucket it is given; the most restrictive one decides and
- * is the one shown in the X-RateLimit-* headers.
+ * A request counts against every bucket it is given (a refused one too); the most
+ * restrictive one decides and is the one shown in the X-RateLimit-* headers.
  */
 export function createRateLimiter(options: RateLimiterOptions) {
   const limiters = new Map<string, RequestHandler>();
@@ -55,14 +55,17 @@ export function createRateLimiter(options: RateLimiterOptions) {
     return limiter;
   }
 
-  /** Counts the request against each bucket in turn; rejects with 429 on the first one exhausted. */
+  /** Counts the request against every bucket; rejects with 429 when any one is exhausted. */
   return async function enforce(req: Request, res: Response, buckets: Bucket[]): Promise<void> {
     const locals = res.locals as Locals;
     locals.buckets = {};
     for (const bucket of buckets) locals.buckets[bucket.kind] = bucket;
+    // All buckets at once: their Redis calls share one round trip (auto-pipelining).
+    const results = await Promise.allSettled(buckets.map((b) => run(limiterFor(b.kind, b.windowSeconds), req, res)));
+    const refused = results.find((result) => result.status === 'rejected');
+    if (refused) throw refused.reason;
     const infos: RateLimitInfo[] = [];
     for (const bucket of buckets) {
-      await run(limiterFor(bucket.kind, bucket.windowSeconds), req, res);
       const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[propertyName(bucket.kind)];
       if (info) infos.push(info);
     }

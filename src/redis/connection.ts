@@ -155,6 +155,8 @@ export class RedisConnection implements Lifecycle {
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
       commandTimeout: this.timeoutMs,
+      // Commands issued in the same tick by concurrent requests go out in one write.
+      enableAutoPipelining: true,
     };
   }
 
