@@ -5,7 +5,7 @@ import { createApp } from './app';
 import { loadConfig, redactConfig } from './config/load';
 import { createContainer } from './container';
 import { createLogger } from './observability/logger';
-import { seedRegistry } from './registry/seed-file';
+import { TriggersFile } from './registry/triggers-file';
 
 const EXIT_CONFIG = 2;
 
@@ -27,36 +27,11 @@ async function main(): Promise<void> {
 
   const container = createContainer(config, logger);
   await container.start();
-  let seedRetry: NodeJS.Timeout | undefined;
-  if (config.TRIGGERS_FILE) {
-    const file = config.TRIGGERS_FILE;
-    const seed = () => seedRegistry(container.deps.registry, file);
-    const seeded = await seed().catch((error: unknown) => error as Error);
-    if (!(seeded instanceof Error)) {
-      if (seeded.problems.length > 0) return exitWithProblems(seeded.problems);
-      logger.info({ triggers: seeded.triggers, channels: seeded.channels }, 'registry seeded from TRIGGERS_FILE');
-    } else {
-      // The file is valid but the registry (Redis) cannot be written yet: start anyway, not
-      // ready, and apply the file as soon as the registry answers.
-      logger.warn({ err: { message: seeded.message } }, 'registry unavailable: TRIGGERS_FILE will be applied when it is back');
-      let pending = true;
-      container.deps.checks.push({
-        name: 'triggers-file',
-        ping: async () => {
-          if (pending) throw new Error('TRIGGERS_FILE not applied yet');
-        },
-      });
-      const retry = () => {
-        seedRetry = setTimeout(async () => {
-          const again = await seed().catch((error: unknown) => error as Error);
-          if (again instanceof Error) return retry();
-          pending = false;
-          if (again.problems.length > 0) logger.error({ problems: again.problems }, 'TRIGGERS_FILE not applied');
-          else logger.info({ triggers: again.triggers, channels: again.channels }, 'registry seeded from TRIGGERS_FILE');
-        }, 1000);
-      };
-      retry();
-    }
+  const triggersFile = config.TRIGGERS_FILE && new TriggersFile(container.deps.registry, config.TRIGGERS_FILE, logger);
+  if (triggersFile) {
+    const problems = await triggersFile.apply();
+    if (problems.length > 0) return exitWithProblems(problems);
+    container.deps.checks.push(triggersFile.check);
   }
   if (!config.ADMIN_TOKEN) logger.warn('ADMIN_TOKEN is not set: the admin API answers 404');
 
@@ -74,7 +49,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     container.deps.lifecycle.draining = true;
-    clearTimeout(seedRetry);
+    if (triggersFile) triggersFile.stop();
     logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'draining');
     const deadline = setTimeout(() => {
       logger.error('grace period exceeded; exiting with requests still open');
