@@ -77,7 +77,8 @@ export async function acceptWebhook(deps: IngestDeps, req: WebhookRequest): Prom
     query: publishableQuery(req.query),
   });
   try {
-    await deps.publisher.publish([toRecord(topicName(config, 'triggers'), trigger.workflowId, event)], config.PUBLISH_TIMEOUT_MS);
+    const record = toRecord(topicName(config, 'triggers'), trigger.workflowId, event);
+    await deps.publisher.publish([record], config.PUBLISH_TIMEOUT_MS);
   } catch (error) {
     if (claim !== 'unguarded') await settleQuietly(deps, 'release', () => deps.idempotency.release(storeKey));
     throw publishFailureToHttp(error);

@@ -60,6 +60,11 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
       pendingFiles.push(
         new Promise<void>((done) => {
           stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          // A body that ends inside a file part destroys the file stream with "Unexpected end of
+          // form"; unheard, that 'error' event would be an uncaught exception (the process exits).
+          stream.on('error', (error: Error) =>
+            fail(new HttpError('BAD_REQUEST', 'malformed multipart body', { reason: error.message })),
+          );
           stream.on('limit', () => tooLarge('a file', limits.maxFileBytes));
           stream.on('close', () => {
             const data = Buffer.concat(chunks);

@@ -5,6 +5,7 @@
  * one, e.g. `"\u005f_proto__"`).
  */
 export function parseJsonSafely(text: string): unknown {
+  assertDepth(text);
   if (!text.includes('__proto__') && !text.includes('prototype') && !text.includes('\\u')) return JSON.parse(text);
   return JSON.parse(text, function (key, value) {
     if (key === '__proto__') return undefined;
@@ -13,6 +14,35 @@ export function parseJsonSafely(text: string): unknown {
     }
     return value;
   });
+}
+
+/**
+ * Deepest nesting of arrays and objects accepted. JSON.parse itself copes with far more, but
+ * the event built from it must be serialised again (JSON.stringify recurses and throws a
+ * RangeError at some thousands of levels) and read by consumers whose parsers stop earlier
+ * (Jackson's default limit is 1000, Python's recursion limit about 1000). No real webhook
+ * nests past a few dozen levels.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/** Throws a SyntaxError when `text` nests arrays/objects deeper than MAX_JSON_DEPTH (strings skipped). */
+function assertDepth(text: string): void {
+  if (text.length <= MAX_JSON_DEPTH) return; // too short to nest that deep
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) throw new SyntaxError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
 }
 
 /** Field names that must never become keys set by assignment on a plain object. */

@@ -1,4 +1,4 @@
-import { isForbiddenKey, parseJsonSafely } from '../../src/ingest/safe-json';
+import { isForbiddenKey, MAX_JSON_DEPTH, parseJsonSafely } from '../../src/ingest/safe-json';
 
 describe('parseJsonSafely', () => {
   afterEach(() => {
@@ -47,4 +47,18 @@ describe('parseJsonSafely', () => {
 describe('isForbiddenKey', () => {
   it.each(['__proto__', 'constructor', 'prototype'])('%s is forbidden', (name) => expect(isForbiddenKey(name)).toBe(true));
   it.each(['proto', '__proto', 'Constructor', 'prototypes', ''])('%p is allowed', (name) => expect(isForbiddenKey(name)).toBe(false));
+});
+
+describe('nesting depth', () => {
+  it('refuses JSON nested deeper than MAX_JSON_DEPTH, which could not be serialised again', () => {
+    const deep = '['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1);
+    expect(() => parseJsonSafely(deep)).toThrow(SyntaxError);
+  });
+
+  it('accepts MAX_JSON_DEPTH levels, and brackets inside strings do not count', () => {
+    const atLimit = '['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH);
+    expect(Array.isArray(parseJsonSafely(atLimit))).toBe(true);
+    const text = JSON.stringify({ s: '['.repeat(MAX_JSON_DEPTH * 2) });
+    expect(parseJsonSafely(text)).toEqual({ s: '['.repeat(MAX_JSON_DEPTH * 2) });
+  });
 });
