@@ -87,6 +87,8 @@ export function createContainer(config: Config, logger: Logger, metrics = create
   };
 }
 
+const WRITE_TIMEOUT_FLOOR_MS = 30_000;
+
 export function batcherOptions(config: Config): BatcherOptions {
   return {
     maxRecords: config.BATCH_MAX_RECORDS,
@@ -94,7 +96,11 @@ export function batcherOptions(config: Config): BatcherOptions {
     lingerMs: config.BATCH_LINGER_MS,
     queueMax: config.PUBLISH_QUEUE_MAX,
     maxRecordBytes: config.MAX_RECORD_BYTES,
-    writeTimeoutMs: config.PUBLISH_TIMEOUT_MS,
+    // Far past the Kafka sink's own request timeouts, so a stalled broker's write settles by
+    // itself before another batch is stacked onto it (each such batch would land after the
+    // stall although its senders got 503: a duplicate per retry). Only a sink that can hang
+    // for good (an fsync on a dead disk) ever reaches it.
+    writeTimeoutMs: Math.max(WRITE_TIMEOUT_FLOOR_MS, 3 * config.PUBLISH_TIMEOUT_MS),
   };
 }
 

@@ -9,7 +9,8 @@ export interface BatcherOptions {
   maxRecordBytes: number;
   /**
    * A sink write that has not settled by then counts as failed, so one hung write (an fsync
-   * that never returns) cannot hold every later batch. Its callers have had their 503 by then.
+   * that never returns) cannot hold every later batch for good. Its callers have had their
+   * 503 by then.
    */
   writeTimeoutMs?: number;
 }
