@@ -1,8 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
-const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+/** The repository root: the nearest folder above this file with a package.json (also from a compiled copy). */
+function repositoryRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+const MAIN = join(repositoryRoot(__dirname), 'dist', 'main.js');
 
 export interface RunningGateway {
   child: ChildProcess;
