@@ -1,5 +1,6 @@
 import type { Config } from './config/schema';
 import type { IdempotencyStore } from './idempotency/store';
+import type { BodyBudget } from './ingest/body-budget';
 import type { Publisher } from './ingest/ports';
 import type { Logger } from './observability/logger';
 import type { Metrics } from './observability/metrics';
@@ -20,6 +21,7 @@ export interface AppDeps {
   idempotency: IdempotencyStore;
   publisher: Publisher;
   enforceRateLimits: ReturnType<typeof createRateLimiter>;
+  bodyBudget: BodyBudget;
   /** The sink and stores; /readyz is 200 only while every one answers. */
   checks: DependencyCheck[];
   lifecycle: { draining: boolean };

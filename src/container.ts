@@ -3,6 +3,7 @@ import type { AppDeps, DependencyCheck } from './app-deps';
 import type { Config } from './config/schema';
 import { MemoryIdempotencyStore } from './idempotency/memory';
 import { RedisIdempotencyStore } from './idempotency/redis';
+import { BodyBudget } from './ingest/body-budget';
 import type { IdempotencyStore } from './idempotency/store';
 import type { Lifecycle } from './lifecycle';
 import type { Logger } from './observability/logger';
@@ -64,6 +65,7 @@ export function createContainer(config: Config, logger: Logger, metrics = create
     idempotency: adapters.idempotency,
     publisher: batcher,
     enforceRateLimits,
+    bodyBudget: new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES),
     checks: adapters.checks,
     lifecycle: { draining: false },
   };

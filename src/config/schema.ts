@@ -51,6 +51,7 @@ export const configSchema = z.object({
   MAX_FIELDS: int(1, 10_000).default(200),
   MAX_RECORD_BYTES: int(1024, 64 * 1024 * 1024).default(1_000_000),
   WHATSAPP_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(3 * 1024 * 1024),
+  MAX_INFLIGHT_BODY_BYTES: int(1024, 4 * 1024 * 1024 * 1024).default(32 * 1024 * 1024),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(25_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

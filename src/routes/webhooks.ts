@@ -25,7 +25,7 @@ export function webhookRoutes(deps: AppDeps): Router {
       { kind: 'trigger', id: path, ...(trigger.rateLimit ?? config.RATE_LIMIT_DEFAULT) },
       { kind: 'workspace', id: trigger.workspaceId, ...config.RATE_LIMIT_WORKSPACE },
     ]);
-    const raw = await readRawBody(req, config.MAX_BODY_BYTES);
+    const raw = await readRawBody(req, res, config.MAX_BODY_BYTES, deps.bodyBudget);
     const ack = await acceptWebhook(deps, {
       path,
       trigger,

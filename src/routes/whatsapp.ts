@@ -42,7 +42,7 @@ export function whatsappRoutes(deps: AppDeps): Router {
       return;
     }
 
-    const raw = await readRawBody(req, config.WHATSAPP_MAX_BODY_BYTES);
+    const raw = await readRawBody(req, res, config.WHATSAPP_MAX_BODY_BYTES, deps.bodyBudget);
     const ack = await acceptWhatsApp(deps, {
       channelId,
       channel,

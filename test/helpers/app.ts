@@ -5,6 +5,7 @@ import { createApp } from '../../src/app';
 import { batcherOptions } from '../../src/container';
 import { configSchema, type Config } from '../../src/config/schema';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
+import { BodyBudget } from '../../src/ingest/body-budget';
 import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { MicroBatcher } from '../../src/publish/batcher';
@@ -50,6 +51,7 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
     registry,
     idempotency,
     publisher: batcher,
+    bodyBudget: new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES),
     enforceRateLimits: createRateLimiter({ storeFor: () => new MemoryStore(), onStoreError: () => undefined }),
     checks: [{ name: 'capture', ping: () => sink.ping() }],
     lifecycle: { draining: false },
