@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startKafkaMock, type KafkaMock } from '../test/helpers/kafka-mock';
 import { drive, type LoadResult } from './load';
+import { measureMemory, memoryTable, type MemoryRow } from './memory';
 import { nodeBinaries, type NodeBinary } from './node-binaries';
 import { cpuTimeMs, sampleRss, startServer } from './processes';
 import { BENCH_REGISTRY, SCENARIOS, type Scenario } from './scenarios';
@@ -18,6 +19,7 @@ interface Options {
   connections: number;
   nodes: string[];
   only?: string;
+  memory: boolean;
 }
 
 interface Target {
@@ -51,12 +53,11 @@ function parseArgs(argv: string[]): Options {
     connections: Number(get('connections') ?? 32),
     nodes: (get('nodes') ?? '20,24').split(','),
     only: get('only'),
+    memory: !argv.includes('--no-memory'),
   };
 }
 
-function targets(work: string, kafka: KafkaMock): Target[] {
-  const registryFile = join(work, 'registry.json');
-  writeFileSync(registryFile, JSON.stringify(BENCH_REGISTRY));
+function targets(work: string, registryFile: string, kafka: KafkaMock): Target[] {
   const unlimited = { RATE_LIMIT_DEFAULT: '1000000/60', RATE_LIMIT_WORKSPACE: '1000000/60', TRIGGERS_FILE: registryFile };
   let cell = 0;
   const production = () => ({
@@ -157,21 +158,30 @@ async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const work = mkdtempSync(join(tmpdir(), 'igw-bench-'));
   const rows: Row[] = [];
+  const memoryRows: MemoryRow[] = [];
   const redis = await requireRedis();
   // rtt=5: a replicated acks=all broker answers in milliseconds; a mock answering at once
   // would hide the cost of one Produce per request. No topic is consumed: a consumer here
   // would take CPU from the measured processes.
   const kafka = await startKafkaMock({ topics: ['bench-idle'], rttMs: 5 });
+  const registryFile = join(work, 'registry.json');
+  writeFileSync(registryFile, JSON.stringify(BENCH_REGISTRY));
   try {
     const nodes = nodeBinaries(options.nodes);
     const scenarios = SCENARIOS.filter((s) => !options.only || s.name.includes(options.only));
     let firstId = Date.now();
     for (const scenario of scenarios) {
       for (const node of nodes) {
-        for (const target of targets(work, kafka)) {
+        for (const target of targets(work, registryFile, kafka)) {
           process.stderr.write(`bench: ${scenario.name} · ${node.label} · ${target.name}\n`);
           rows.push(await measure(node, target, scenario, options, (firstId += 10_000_000)));
         }
+      }
+    }
+    if (options.memory) {
+      for (const node of nodes) {
+        process.stderr.write(`bench: memory · ${node.label}\n`);
+        memoryRows.push(...(await measureMemory(node, work, { TRIGGERS_FILE: registryFile, RATE_LIMIT_WORKSPACE: '1000000/60' }, 4)));
       }
     }
   } finally {
@@ -187,6 +197,9 @@ async function main(): Promise<void> {
     '',
     table(rows),
     '',
+    ...(memoryRows.length > 0
+      ? ['## Memory: uploads of a file at the size limit (512 KiB), embedded gateway, 4 s each', '', memoryTable(memoryRows), '']
+      : []),
   ].join('\n');
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'latest.md'), report);
