@@ -27,7 +27,7 @@ export const MAX_JSON_DEPTH = 256;
 
 /** Throws a SyntaxError when `text` nests arrays/objects deeper than MAX_JSON_DEPTH (strings skipped). */
 function assertDepth(text: string): void {
-  if (text.length <= MAX_JSON_DEPTH) return; // too short to nest that deep
+  if (openingsAtMost(text, MAX_JSON_DEPTH)) return; // cannot nest that deep: skip the scan
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -43,6 +43,17 @@ function assertDepth(text: string): void {
       depth--;
     }
   }
+}
+
+/** True when `text` has at most `max` `[` and `{` in all (indexOf is native and fast; a char loop is not). */
+function openingsAtMost(text: string, max: number): boolean {
+  let count = 0;
+  for (const bracket of ['[', '{']) {
+    for (let i = text.indexOf(bracket); i !== -1; i = text.indexOf(bracket, i + 1)) {
+      if (++count > max) return false;
+    }
+  }
+  return true;
 }
 
 /** Field names that must never become keys set by assignment on a plain object. */
