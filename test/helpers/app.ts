@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { MemoryStore } from 'express-rate-limit';
 import type { AppDeps } from '../../src/app-deps';
 import { createApp } from '../../src/app';
@@ -6,7 +5,6 @@ import { batcherOptions } from '../../src/container';
 import { configSchema, type Config } from '../../src/config/schema';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import { BodyBudget } from '../../src/ingest/body-budget';
-import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { MicroBatcher } from '../../src/publish/batcher';
 import { createRateLimiter } from '../../src/ratelimit/limiter';
@@ -14,6 +12,7 @@ import { MemoryRegistry } from '../../src/registry/memory';
 import { toStoredChannel, toStoredTrigger } from '../../src/registry/records';
 import type { ChannelInput, TriggerInput } from '../../src/registry/schemas';
 import { CaptureSink } from './capture-sink';
+import { loggerToLines } from './log-lines';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests';
 
@@ -29,16 +28,8 @@ export interface TestAppOptions {
 export function testApp(env: Record<string, string> = {}, options: TestAppOptions = {}) {
   const defaults: Record<string, string> = options.withoutAdminToken ? {} : { ADMIN_TOKEN };
   const config: Config = Object.freeze(configSchema.parse({ ...defaults, PUBLISH_TIMEOUT_MS: '500', ...env }));
-  const logLines: string[] = [];
-  const logger = createLogger(
-    'info',
-    new Writable({
-      write(chunk, _enc, done) {
-        logLines.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  const { logger, logLines } = loggerToLines();
+
   const metrics = createMetrics();
   const sink = new CaptureSink();
   const registry = new MemoryRegistry();

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
 import { configSchema } from '../../src/config/schema';
 import { HttpError } from '../../src/http/errors';
@@ -8,11 +7,11 @@ import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import type { ClaimResult } from '../../src/idempotency/store';
 import { acceptWhatsApp, WHATSAPP_DEDUPE_WINDOW_MS, type WhatsAppDelivery } from '../../src/ingest/accept-whatsapp';
 import type { IngestDeps, Publisher } from '../../src/ingest/ports';
-import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { PublishError } from '../../src/publish/errors';
 import type { OutRecord } from '../../src/publish/sink';
 import { toStoredChannel } from '../../src/registry/records';
+import { loggerToLines } from '../helpers/log-lines';
 
 const APP_SECRET = 'unit-app-secret';
 const CHANNEL_ID = 'ch_unit';
@@ -44,16 +43,8 @@ class AckPublisher implements Publisher {
 }
 
 function makeDeps(publisher: Publisher, env: Record<string, string> = {}, idempotency = new MemoryIdempotencyStore()) {
-  const logLines: string[] = [];
-  const logger = createLogger(
-    'info',
-    new Writable({
-      write(chunk, _enc, done) {
-        logLines.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  const { logger, logLines } = loggerToLines();
+
   const deps: IngestDeps = { config: configSchema.parse(env), idempotency, publisher, logger, metrics: createMetrics() };
   return { deps, logLines, idempotency };
 }
