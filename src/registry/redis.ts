@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { Logger } from '../observability/logger';
+import { StoreUnavailableError } from '../store-error';
 import type { RedisConnection } from '../redis/connection';
 import type { Collection, Page, Registry } from './registry';
 import type { StoredChannel, StoredTrigger } from './schemas';
@@ -24,9 +25,9 @@ interface CacheEntry<T> {
 
 const STALE_WARN_EVERY_MS = 10_000;
 
-function redisError(error: unknown): Error {
+function redisError(error: unknown): StoreUnavailableError {
   const message = error instanceof Error ? error.message : String(error);
-  return new Error(message.startsWith('redis: ') ? message : `redis: ${message}`, { cause: error });
+  return new StoreUnavailableError(message.startsWith('redis: ') ? message : `redis: ${message}`, { cause: error });
 }
 
 /**
@@ -186,7 +187,7 @@ export class RedisCollection<T> implements Collection<T> {
     } catch (error) {
       throw redisError(error);
     }
-    if (!replies) throw new Error('redis: transaction aborted');
+    if (!replies) throw new StoreUnavailableError('redis: transaction aborted');
     const failed = replies.find(([error]) => error);
     if (failed?.[0]) throw redisError(failed[0]);
     return replies.map(([, reply]) => reply);

@@ -2,11 +2,11 @@ import express, { Router, type Request } from 'express';
 import type { AppDeps } from '../app-deps';
 import { HttpError } from '../http/errors';
 import { validate } from '../http/validation';
-import { RETRY_AFTER_SECONDS } from '../ingest/publish-failure';
 import { publicChannel, publicTrigger, toStoredChannel, toStoredTrigger } from '../registry/records';
 import type { Collection } from '../registry/registry';
 import { CHANNEL_ID_PATTERN, channelInputSchema, PATH_PATTERN, triggerInputSchema } from '../registry/schemas';
 import { secretMatches, sha256Hex } from '../security';
+import { registryCall } from './lookup';
 import { bearerToken } from './webhooks';
 
 const DEFAULT_PAGE = 50;
@@ -57,41 +57,29 @@ function resource<T>(router: Router, base: string, idPattern: RegExp, collection
   router.put(`${base}/:id`, async (req, res) => {
     const id = idOf(req);
     const stored = shape.toStored(req.body ?? {});
-    await available(collection.put(id, stored));
+    await registryCall(collection.put(id, stored));
     res.json({ data: shape.toPublic(id, stored, req) });
   });
   router.get(`${base}/:id`, async (req, res) => {
     const id = idOf(req);
-    const stored = await available(collection.get(id));
+    const stored = await registryCall(collection.get(id));
     if (stored === undefined) throw new HttpError('NOT_FOUND', `no such ${shape.idName}`);
     res.json({ data: shape.toPublic(id, stored, req) });
   });
   router.delete(`${base}/:id`, async (req, res) => {
     const id = idOf(req);
-    if (!(await available(collection.delete(id)))) throw new HttpError('NOT_FOUND', `no such ${shape.idName}`);
+    if (!(await registryCall(collection.delete(id)))) throw new HttpError('NOT_FOUND', `no such ${shape.idName}`);
     res.json({ data: { [shape.idName]: id, deleted: true } });
   });
   router.get(base, async (req, res) => {
     const limit = pageSize(req.query.limit);
     const cursor = decodeCursor(req.query.cursor);
-    const page = await available(collection.list(limit, cursor));
+    const page = await registryCall(collection.list(limit, cursor));
     res.json({
       data: page.items.map((item) => shape.toPublic(item.id, item.value, req)),
       nextCursor: page.nextCursor === null ? null : Buffer.from(page.nextCursor).toString('base64url'),
     });
   });
-}
-
-/** The registry's store could not answer (Redis down, `redis: <reason>`): 503, send it again, not a 500. */
-async function available<T>(operation: Promise<T>): Promise<T> {
-  try {
-    return await operation;
-  } catch (error) {
-    if (!(error instanceof Error && error.message.startsWith('redis: '))) throw error;
-    throw new HttpError('SERVICE_UNAVAILABLE', 'the registry is unavailable', { reason: 'registry' }, {
-      'Retry-After': RETRY_AFTER_SECONDS,
-    });
-  }
 }
 
 function pageSize(raw: unknown): number {

@@ -1,16 +1,20 @@
-import type { AppDeps } from '../app-deps';
 import { HttpError } from '../http/errors';
 import { RETRY_AFTER_SECONDS } from '../ingest/publish-failure';
 import type { Collection } from '../registry/registry';
+import { StoreUnavailableError } from '../store-error';
 
-/** Reads the registry; a registry that cannot answer is a 503 (retry), never a 404. */
-export async function lookup<T>(deps: AppDeps, collection: Collection<T>, id: string): Promise<T | undefined> {
+/** Runs a registry call; a registry that cannot answer is a 503 (send it again), never a 404 or 500. */
+export async function registryCall<T>(operation: Promise<T>): Promise<T> {
   try {
-    return await collection.get(id);
+    return await operation;
   } catch (error) {
-    deps.logger.warn({ err: (error as Error).message }, 'registry lookup failed');
+    if (!(error instanceof StoreUnavailableError)) throw error;
     throw new HttpError('SERVICE_UNAVAILABLE', 'the registry is unavailable', { reason: 'registry' }, {
       'Retry-After': RETRY_AFTER_SECONDS,
     });
   }
+}
+
+export function lookup<T>(collection: Collection<T>, id: string): Promise<T | undefined> {
+  return registryCall(collection.get(id));
 }

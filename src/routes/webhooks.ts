@@ -16,7 +16,7 @@ export function webhookRoutes(deps: AppDeps): Router {
       throw new HttpError('METHOD_NOT_ALLOWED', 'only POST is accepted', undefined, { Allow: 'POST' });
     }
     const path = req.params.path as string;
-    const trigger = PATH_PATTERN.test(path) ? await lookup(deps, deps.registry.triggers, path) : undefined;
+    const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
     if (!trigger || !trigger.deployed) throw new HttpError('NOT_FOUND', 'no such trigger');
     authenticate(req, trigger);
 

@@ -24,7 +24,7 @@ export function whatsappRoutes(deps: AppDeps): Router {
     }
     const channelId = req.params.channelId as string;
     const channel = CHANNEL_ID_PATTERN.test(channelId)
-      ? await lookup(deps, deps.registry.channels, channelId)
+      ? await lookup(deps.registry.channels, channelId)
       : undefined;
     if (!channel) throw new HttpError('NOT_FOUND', 'no such channel');
 

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { ADMIN_TOKEN, testApp } from '../helpers/app';
 import { expectError, hookUrl, sleep, triggerInput } from '../helpers/http';
+import { StoreUnavailableError } from '../../src/store-error';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const admin = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -107,7 +108,7 @@ describe('error bodies (contract §7)', () => {
   it('a registry that cannot answer is 503 with Retry-After (never a 404)', async () => {
     const t2 = testApp();
     t2.registry.triggers.get = async () => {
-      throw new Error('registry down');
+      throw new StoreUnavailableError('registry down');
     };
     const res = await request(t2.app).post(hookUrl('any')).send({});
     expect(expectError(res, 'SERVICE_UNAVAILABLE').details).toEqual({ reason: 'registry' });
