@@ -44,13 +44,13 @@ export async function acceptWebhook(deps: IngestDeps, req: WebhookRequest): Prom
   });
   applyInputFormat(parsed.input, trigger.inputFormat);
 
+  const bodyHash = sha256Hex(raw);
   const key = resolveIdempotencyKey(req.headers, parsed.value, trigger.idempotency?.keyField, {
     path,
     contentType: contentType ?? '',
-    raw,
+    bodyHash,
   });
   const storeKey = `t:${path}:${key.value}`;
-  const bodyHash = sha256Hex(raw);
   const claim = await claimOrDegrade(deps, storeKey, bodyHash);
   if (claim !== 'unguarded' && claim.state !== 'claimed') {
     if (key.explicit && !claim.sameBody) {

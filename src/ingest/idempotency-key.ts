@@ -23,12 +23,12 @@ export interface IdempotencyKey {
   explicit: boolean;
 }
 
-/** Contract §5: header, then a provider delivery id, then keyField, else a fingerprint. */
+/** Contract §5: header, then a provider delivery id, then keyField, else a fingerprint of (path, content type, raw body). */
 export function resolveIdempotencyKey(
   headers: IncomingHttpHeaders,
   body: unknown,
   keyField: string | undefined,
-  fingerprintParts: { path: string; contentType: string; raw: Buffer },
+  fingerprintParts: { path: string; contentType: string; bodyHash: string },
 ): IdempotencyKey {
   const header = headerValue(headers['idempotency-key']);
   if (header !== undefined) return explicit(header, 'Idempotency-Key');
@@ -40,8 +40,9 @@ export function resolveIdempotencyKey(
     const found = valueAtPath(body, keyField);
     if (typeof found === 'string' || typeof found === 'number') return explicit(String(found), keyField);
   }
-  const { path, contentType, raw } = fingerprintParts;
-  return { value: `fp:${sha256Hex(Buffer.concat([Buffer.from(`${path}\n${contentType}\n`), raw]))}`, explicit: false };
+  // Over the body's hash, which the caller has anyway: the body is hashed once per request.
+  const { path, contentType, bodyHash } = fingerprintParts;
+  return { value: `fp:${sha256Hex(`${path}\n${contentType}\n${bodyHash}`)}`, explicit: false };
 }
 
 function explicit(value: string, from: string): IdempotencyKey {
