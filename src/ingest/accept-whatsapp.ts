@@ -1,18 +1,18 @@
-import { TextDecoder } from 'node:util';
 import { mapWhatsAppPayload, WhatsAppPayloadError, type ChatEventDraft } from '../channels/whatsapp/map';
 import { verifyWhatsAppSignature } from '../channels/whatsapp/signature';
 import { HttpError } from '../http/errors';
 import { topicName } from '../publish/topics';
 import type { StoredChannel } from '../registry/schemas';
-import { sha256Hex } from '../security';
 import { cloudEvent, toRecord, type CloudEvent } from './cloudevent';
 import { claimOrDegrade, settleQuietly } from './guarded-store';
 import { publishFailureToHttp, RETRY_AFTER_SECONDS } from './publish-failure';
 import type { IngestDeps } from './ports';
-import { parseJsonSafely } from './safe-json';
+import { parseJsonBytes } from './parse-body';
 
 /** Meta retries a delivery for up to 7 days (contract §3). */
 export const WHATSAPP_DEDUPE_WINDOW_MS = 7 * 86_400 * 1000;
+/** A message id names one event for good: there is no "same key, other body" to detect. */
+const NO_BODY_HASH = '';
 /** A 3 MB body of broken messages must not become a 3 MB error body. */
 const MAX_ISSUES = 20;
 
@@ -41,7 +41,6 @@ export interface WhatsAppAck {
 interface Pending {
   draft: ChatEventDraft;
   storeKey: string;
-  bodyHash: string;
   /** false when the idempotency store failed and IDEMPOTENCY_ON_STORE_ERROR=accept. */
   guarded: boolean;
 }
@@ -57,7 +56,7 @@ export async function acceptWhatsApp(deps: IngestDeps, delivery: WhatsAppDeliver
     throw new HttpError('UNAUTHORIZED', 'missing or invalid X-Hub-Signature-256');
   }
 
-  const { events, foreignChanges } = mapPayload(parsePayload(raw), channelId, channel);
+  const { events, foreignChanges } = mapPayload(parseJsonBytes(raw), channelId, channel);
   if (foreignChanges > 0) {
     deps.metrics.foreignChanges.inc(foreignChanges);
     deps.logger.warn(
@@ -75,8 +74,7 @@ export async function acceptWhatsApp(deps: IngestDeps, delivery: WhatsAppDeliver
   const settled = await Promise.allSettled(
     [...unique.values()].map(async (draft) => {
       const storeKey = `wa:${channelId}:${draft.dedupeKey}`;
-      const bodyHash = sha256Hex(JSON.stringify(draft.data));
-      return { draft, storeKey, bodyHash, claim: await claimOrDegrade(deps, storeKey, bodyHash) };
+      return { draft, storeKey, claim: await claimOrDegrade(deps, storeKey, NO_BODY_HASH) };
     }),
   );
   const pending: Pending[] = [];
@@ -87,9 +85,9 @@ export async function acceptWhatsApp(deps: IngestDeps, delivery: WhatsAppDeliver
       claimFailure ??= result.reason;
       continue;
     }
-    const { draft, storeKey, bodyHash, claim } = result.value;
+    const { draft, storeKey, claim } = result.value;
     if (claim === 'unguarded' || claim.state === 'claimed') {
-      pending.push({ draft, storeKey, bodyHash, guarded: claim !== 'unguarded' });
+      pending.push({ draft, storeKey, guarded: claim !== 'unguarded' });
     } else if (claim.state === 'completed') {
       duplicates += 1;
     } else {
@@ -108,8 +106,8 @@ export async function acceptWhatsApp(deps: IngestDeps, delivery: WhatsAppDeliver
   }));
   if (published.length > 0) {
     const topic = topicName(config, 'chat');
-    const records = published.map(({ draft, event }) => toRecord(topic, `${channelId}:${draft.subject}`, event));
     try {
+      const records = published.map(({ draft, event }) => toRecord(topic, `${channelId}:${draft.subject}`, event));
       await deps.publisher.publish(records, config.PUBLISH_TIMEOUT_MS);
     } catch (error) {
       await releaseAll(deps, pending);
@@ -135,20 +133,6 @@ export async function acceptWhatsApp(deps: IngestDeps, delivery: WhatsAppDeliver
   return { received: events.length, published: published.length, duplicates, foreign: foreignChanges };
 }
 
-function parsePayload(raw: Buffer): unknown {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-  } catch {
-    throw new HttpError('BAD_REQUEST', 'the body is not valid utf-8', { reason: 'invalid_encoding' });
-  }
-  try {
-    return parseJsonSafely(text);
-  } catch (error) {
-    throw new HttpError('BAD_REQUEST', 'malformed JSON body', { reason: (error as Error).message.slice(0, 200) });
-  }
-}
-
 function mapPayload(payload: unknown, channelId: string, channel: StoredChannel) {
   try {
     return mapWhatsAppPayload(payload, {
@@ -168,7 +152,7 @@ async function completeClaim(deps: IngestDeps, pending: Pending, event: CloudEve
   if (!pending.guarded) return;
   const response = { status: 200, body: null, eventId: event.id };
   await settleQuietly(deps, 'complete', () =>
-    deps.idempotency.complete(pending.storeKey, pending.bodyHash, response, WHATSAPP_DEDUPE_WINDOW_MS),
+    deps.idempotency.complete(pending.storeKey, NO_BODY_HASH, response, WHATSAPP_DEDUPE_WINDOW_MS),
   );
 }
 

@@ -38,6 +38,11 @@ export async function parseBody(
   }
 }
 
+/** A UTF-8 JSON body as bytes → its value; 400 for invalid UTF-8 or malformed JSON. */
+export function parseJsonBytes(raw: Buffer): unknown {
+  return parseJson(decode(raw));
+}
+
 function wrap(value: unknown): ParsedBody {
   const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
   return { input: isObject ? (value as Record<string, unknown>) : { body: value }, value };
