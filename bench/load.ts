@@ -1,5 +1,10 @@
 import autocannon from 'autocannon';
 import type { Scenario } from './scenarios';
+import { driveWrk, wrkAvailable } from './wrk';
+
+/** wrk where it is installed and the scenario has a template for it; autocannon otherwise. */
+export const loadGenerator = (scenario: Scenario): 'wrk' | 'autocannon' => (scenario.wrk && hasWrk ? 'wrk' : 'autocannon');
+const hasWrk = wrkAvailable();
 
 export interface LoadResult {
   rps: number;
@@ -12,6 +17,10 @@ export interface LoadResult {
 
 /** Drives `connections` concurrent clients for `seconds`, each request built by the scenario. */
 export async function drive(port: number, scenario: Scenario, seconds: number, connections: number, firstId: number): Promise<LoadResult> {
+  if (scenario.wrk && hasWrk) {
+    const { body, headers = {} } = scenario.wrk;
+    return driveWrk(port, { method: 'POST', path: scenario.path, headers: { ...scenario.headers, ...headers }, body }, seconds, connections, firstId);
+  }
   let n = firstId;
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,

@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 export interface Server {
   child: ChildProcess;
   port: number;
+  /** The gateway's admin listener (/metrics); the other targets have none and answer /stats on `port`. */
+  adminPort?: number;
   output(): string;
   stop(): Promise<void>;
 }
@@ -11,7 +13,7 @@ export interface Server {
 /** Starts a server process and resolves once it logs `listening` with its port. */
 export function startServer(nodeBinary: string, script: string, env: Record<string, string>, timeoutMs = 20_000): Promise<Server> {
   const child = spawn(nodeBinary, [script], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -25,7 +27,14 @@ export function startServer(nodeBinary: string, script: string, env: Record<stri
       if (match && output.includes('listening')) {
         clearInterval(poll);
         clearTimeout(timer);
-        resolve({ child, port: Number(match[1]), output: () => output, stop: () => stopChild(child) });
+        const adminPort = output.match(/"adminPort":(\d+)/)?.[1];
+        resolve({
+          child,
+          port: Number(match[1]),
+          ...(adminPort && { adminPort: Number(adminPort) }),
+          output: () => output,
+          stop: () => stopChild(child),
+        });
       }
     }, 25);
     child.on('exit', (code) => {

@@ -6,11 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startKafkaMock, type KafkaMock } from '../test/helpers/kafka-mock';
-import { drive, type LoadResult } from './load';
+import { FILE_BYTES, fileTargets, startFileStore } from './files';
+import { drive, loadGenerator, type LoadResult } from './load';
+import { goalLines, bodySizeLines } from './goals';
+import { idleConnectionRows, idleConnectionTable, type IdleRow } from './idle-connections';
 import { measureMemory, memoryTable, type MemoryRow } from './memory';
 import { nodeBinaries, type NodeBinary } from './node-binaries';
 import { cpuTimeMs, sampleRss, startServer } from './processes';
-import { BENCH_REGISTRY, SCENARIOS, type Scenario } from './scenarios';
+import { BENCH_PUBLIC_BASE_URL, BENCH_REGISTRY, SCENARIOS, type Scenario } from './scenarios';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -20,21 +23,24 @@ interface Options {
   nodes: string[];
   only?: string;
   memory: boolean;
+  /** Another build's dist/ folder: its gateway runs beside this one (before/after in one run). */
+  baseline?: string;
 }
 
-interface Target {
+export interface Target {
   name: string;
   script: string;
   env(): Record<string, string>;
-  /** Produce requests and records so far, for the Produce-per-1000-records column. */
+  /** Produce requests and records so far, for the Produce-per-1000-records column (from the gateway's admin port). */
   produceStats?(port: number): Promise<{ produceRequests: number; records: number }>;
 }
 
-interface Row extends LoadResult {
+export interface Row extends LoadResult {
   scenario: string;
   node: string;
   target: string;
   rssMiB: number;
+  connections: number;
   /** CPU time the server used per request: robust where load and server share two cores. */
   cpuMsPer1000: number;
   producePer1000?: number;
@@ -50,15 +56,21 @@ function parseArgs(argv: string[]): Options {
   };
   return {
     seconds: Number(get('seconds') ?? 8),
-    connections: Number(get('connections') ?? 32),
+    connections: Number(get('connections') ?? 64),
     nodes: (get('nodes') ?? '20,24').split(','),
     only: get('only'),
     memory: !argv.includes('--no-memory'),
+    baseline: get('baseline'),
   };
 }
 
-function targets(work: string, registryFile: string, kafka: KafkaMock): Target[] {
-  const unlimited = { RATE_LIMIT_DEFAULT: '1000000/60', RATE_LIMIT_WORKSPACE: '1000000/60', TRIGGERS_FILE: registryFile };
+function targets(work: string, registryFile: string, kafka: KafkaMock, baseline?: string): Target[] {
+  const unlimited = {
+    RATE_LIMIT_DEFAULT: '1000000/60',
+    RATE_LIMIT_WORKSPACE: '1000000/60',
+    TRIGGERS_FILE: registryFile,
+    PUBLIC_BASE_URL: BENCH_PUBLIC_BASE_URL,
+  };
   let cell = 0;
   const production = () => ({
     REDIS_URL,
@@ -85,6 +97,21 @@ function targets(work: string, registryFile: string, kafka: KafkaMock): Target[]
       env: () => ({ ...production(), ...unlimited }),
       produceStats: gatewayProduceStats,
     },
+    ...(baseline
+      ? [
+          {
+            name: 'baseline build, embedded',
+            script: join(baseline, 'main.js'),
+            env: () => ({ EVENTS_DIR: mkdtempSync(join(work, 'events-')), ...unlimited }),
+          },
+          {
+            name: 'baseline build, Redis + Kafka',
+            script: join(baseline, 'main.js'),
+            env: () => ({ ...production(), ...unlimited }),
+            produceStats: gatewayProduceStats,
+          },
+        ]
+      : []),
   ];
 }
 
@@ -100,18 +127,20 @@ async function gatewayProduceStats(port: number) {
 
 async function measure(node: NodeBinary, target: Target, scenario: Scenario, options: Options, firstId: number): Promise<Row> {
   const server = await startServer(node.path, target.script, target.env());
+  const connections = scenario.connections ?? options.connections;
   try {
-    await drive(server.port, scenario, 1, options.connections, firstId); // warm-up
-    const before = await target.produceStats?.(server.port);
+    await drive(server.port, scenario, 1, connections, firstId); // warm-up
+    const statsPort = server.adminPort ?? server.port;
+    const before = await target.produceStats?.(statsPort);
     const rss = sampleRss(server.child.pid!);
     const cpuBefore = cpuTimeMs(server.child.pid!);
-    const load = await drive(server.port, scenario, options.seconds, options.connections, firstId + 1_000_000);
+    const load = await drive(server.port, scenario, options.seconds, connections, firstId + 1_000_000);
     const cpuMsPer1000 = Math.round(((cpuTimeMs(server.child.pid!) - cpuBefore) / Math.max(1, load.ok + load.non2xx)) * 1000);
     const rssMiB = rss.stop();
-    const after = await target.produceStats?.(server.port);
+    const after = await target.produceStats?.(statsPort);
     const records = after && before ? after.records - before.records : 0;
     const producePer1000 = after && before && records > 0 ? Math.round(((after.produceRequests - before.produceRequests) / records) * 1000) : undefined;
-    return { scenario: scenario.name, node: node.label, target: target.name, rssMiB, cpuMsPer1000, producePer1000, ...load };
+    return { scenario: scenario.name, node: node.label, target: target.name, rssMiB, connections, cpuMsPer1000, producePer1000, ...load };
   } finally {
     await server.stop();
   }
@@ -119,15 +148,15 @@ async function measure(node: NodeBinary, target: Target, scenario: Scenario, opt
 
 function table(rows: Row[]): string {
   const header =
-    '| scenario | node | target | req/s | p50 ms | p99 ms | × floor | × naive | CPU ms / 1000 req | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
-  const lines = [header, '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+    '| scenario | node | target | conns | req/s | p50 ms | p99 ms | × floor | × naive | CPU ms / 1000 req | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
+  const lines = [header, '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   const ratio = (row: Row, prefix: string) => {
     const base = rows.find((r) => r.scenario === row.scenario && r.node === row.node && r.target.startsWith(prefix));
     return base && base.rps > 0 ? (row.rps / base.rps).toFixed(2) : '';
   };
   for (const row of rows) {
     lines.push(
-      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.rps} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.cpuMsPer1000} | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
+      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.connections} | ${row.rps} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.cpuMsPer1000} | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
     );
   }
   return lines.join('\n');
@@ -159,6 +188,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'igw-bench-'));
   const rows: Row[] = [];
   const memoryRows: MemoryRow[] = [];
+  const idleRows: IdleRow[] = [];
   const redis = await requireRedis();
   // rtt=5: a replicated acks=all broker answers in milliseconds; a mock answering at once
   // would hide the cost of one Produce per request. No topic is consumed: a consumer here
@@ -166,16 +196,25 @@ async function main(): Promise<void> {
   const kafka = await startKafkaMock({ topics: ['bench-idle'], rttMs: 5 });
   const registryFile = join(work, 'registry.json');
   writeFileSync(registryFile, JSON.stringify(BENCH_REGISTRY));
+  let fileStore: Awaited<ReturnType<typeof startFileStore>> | undefined;
   try {
     const nodes = nodeBinaries(options.nodes);
     const scenarios = SCENARIOS.filter((s) => !options.only || s.name.includes(options.only));
+    fileStore = scenarios.some((s) => s.files) ? await startFileStore() : undefined;
     let firstId = Date.now();
     for (const scenario of scenarios) {
       for (const node of nodes) {
-        for (const target of targets(work, registryFile, kafka)) {
+        const unlimited = { TRIGGERS_FILE: registryFile, RATE_LIMIT_DEFAULT: '1000000/60', RATE_LIMIT_WORKSPACE: '1000000/60' };
+        for (const target of scenario.files && fileStore ? fileTargets(work, unlimited, fileStore, ROOT) : targets(work, registryFile, kafka, options.baseline)) {
           process.stderr.write(`bench: ${scenario.name} · ${node.label} · ${target.name}\n`);
           rows.push(await measure(node, target, scenario, options, (firstId += 10_000_000)));
         }
+      }
+    }
+    if (!options.only || 'idle connections'.includes(options.only)) {
+      for (const node of nodes) {
+        process.stderr.write(`bench: idle connections · ${node.label}\n`);
+        idleRows.push(...(await idleConnectionRows(node, targets(work, registryFile, kafka, options.baseline).filter((t) => !t.produceStats))));
       }
     }
     if (options.memory) {
@@ -186,17 +225,24 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
+    await fileStore?.stop();
     await kafka.stop();
     await deleteBenchKeys(redis);
     redis.disconnect();
   }
+  const generators = [...new Set(SCENARIOS.filter((s) => rows.some((r) => r.scenario === s.name)).map((s) => `${s.name}: ${loadGenerator(s)}`))];
   const report = [
     `# Benchmark ${new Date().toISOString()}`,
     '',
-    `${options.connections} connections, ${options.seconds} s per cell after a 1 s warm-up, autocannon on loopback, 2 cores shared by load, server, Redis and the Kafka mock (librdkafka via kcat, rtt 5 ms, acks=all).`,
+    `${options.seconds} s per cell after a 1 s warm-up, on loopback; 2 cores shared by the load generator, the server, Redis and the Kafka mock (librdkafka via kcat, rtt 5 ms, acks=all). ` +
+      `Load generator per scenario (wrk -t1 where the requests can be built in Lua, else autocannon): ${generators.join('; ')}.`,
     '',
+    ...goalLines(rows),
     table(rows),
     '',
+    ...bodySizeLines(rows, SCENARIOS),
+    ...fileThroughput(rows),
+    ...(idleRows.length > 0 ? ['## Idle keep-alive connections', '', idleConnectionTable(idleRows), ''] : []),
     ...(memoryRows.length > 0
       ? ['## Memory: uploads of a file at the size limit (512 KiB), embedded gateway, 4 s each', '', memoryTable(memoryRows), '']
       : []),
@@ -204,6 +250,17 @@ async function main(): Promise<void> {
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'latest.md'), report);
   process.stdout.write(report);
+}
+
+/** MB/s of the file scenarios: files acknowledged per second × the file's size. */
+function fileThroughput(rows: Row[]): string[] {
+  const files = rows.filter((row) => SCENARIOS.find((s) => s.name === row.scenario)?.files);
+  if (files.length === 0) return [];
+  return [
+    `File throughput (${FILE_BYTES / 1_000_000} MB per request): ` +
+      files.map((row) => `${row.target} on ${row.node}: ${((row.rps * FILE_BYTES) / 1_000_000).toFixed(1)} MB/s, peak RSS ${row.rssMiB} MiB`).join('; '),
+    '',
+  ];
 }
 
 main().catch((error) => {

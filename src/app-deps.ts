@@ -1,4 +1,5 @@
 import type { Config } from './config/schema';
+import type { FileStore } from './files/file-store';
 import type { IdempotencyStore } from './idempotency/store';
 import type { BodyBudget } from './ingest/body-budget';
 import type { Publisher } from './ingest/ports';
@@ -6,10 +7,21 @@ import type { Logger } from './observability/logger';
 import type { Metrics } from './observability/metrics';
 import type { Registry } from './registry/registry';
 import type { createRateLimiter } from './ratelimit/limiter';
+import type { Tracing } from './tracing/tracing';
 
+/** A shared dependency (Redis, the sink, the triggers file), reported by /readyz and the metrics. */
 export interface DependencyCheck {
   name: string;
+  /** Resolves when the dependency answers; rejects with a short reason (no secret) otherwise. */
   ping(): Promise<void>;
+  /** While it answers: a state short of "up" (e.g. `topic_missing`), and facts for /readyz's body. */
+  report?(): { state?: string; detail?: Record<string, unknown> };
+}
+
+/** This process's own state: /readyz is 200 only while it is started and not draining. */
+export interface ProcessState {
+  started: boolean;
+  draining: boolean;
 }
 
 /** Everything the HTTP app needs, built once by the container. */
@@ -22,7 +34,11 @@ export interface AppDeps {
   publisher: Publisher;
   enforceRateLimits: ReturnType<typeof createRateLimiter>;
   bodyBudget: BodyBudget;
-  /** The sink and stores; /readyz is 200 only while every one answers. */
+  /** Files by reference (contract §12); absent without S3_BUCKET (files stay inline). */
+  files?: FileStore;
+  /** Redis, the sink, the triggers file, the file store: reported by /readyz and the metrics, never a reason to be unready. */
   checks: DependencyCheck[];
-  lifecycle: { draining: boolean };
+  lifecycle: ProcessState;
+  /** Trace context for events, and span export when configured; absent: the sender's context passes through. */
+  tracing?: Tracing;
 }

@@ -1,33 +1,58 @@
 import express from 'express';
-import helmet from 'helmet';
 import type { AppDeps } from './app-deps';
-import { accessLog } from './http/access-log';
 import { errorHandler, notFound } from './http/error-handler';
-import { requestId } from './http/request-id';
+import { requestContext } from './http/request-context';
 import { adminRoutes } from './routes/admin';
-import { healthRoutes } from './routes/health';
+import { healthRoutes, livenessRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
+import { telegramRoutes } from './routes/telegram';
+import { twilioRoutes } from './routes/twilio';
 import { webhookRoutes } from './routes/webhooks';
 import { whatsappRoutes } from './routes/whatsapp';
+import { openapiRoutes } from './routes/openapi';
+import { passThroughTracing } from './tracing/tracing';
 
-/** Express wiring only: no I/O happens here. */
+/**
+ * The public listener (PORT): the ingress routes and /healthz, nothing else. Express wiring
+ * only: no I/O happens here.
+ */
 export function createApp(deps: AppDeps): express.Express {
+  const app = baseApp(deps);
+  app.use(livenessRoutes());
+  app.use(webhookRoutes(deps));
+  app.use(whatsappRoutes(deps));
+  app.use(telegramRoutes(deps));
+  app.use(twilioRoutes(deps));
+  return finish(app, deps);
+}
+
+/**
+ * The admin listener (ADMIN_PORT): the admin API, /metrics, /readyz and /healthz. Kept off
+ * the public port, as API gateways keep their proxy and admin ports apart: expose it only
+ * inside the cluster.
+ */
+export function createAdminApp(deps: AppDeps): express.Express {
+  const app = baseApp(deps);
+  app.use(healthRoutes(deps));
+  app.use(metricsRoutes(deps));
+  app.use(adminRoutes(deps));
+  app.use(openapiRoutes(deps));
+  return finish(app, deps);
+}
+
+function baseApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(helmet({ contentSecurityPolicy: false, crossOriginEmbedderPolicy: false }));
-  app.use(requestId());
-  app.use(accessLog(deps.logger, deps.metrics));
-  app.use((_req, res, next) => {
-    if (deps.lifecycle.draining) res.setHeader('Connection', 'close');
-    next();
-  });
-  app.use(healthRoutes(deps));
-  app.use(metricsRoutes(deps));
-  app.use(adminRoutes(deps));
-  app.use(webhookRoutes(deps));
-  app.use(whatsappRoutes(deps));
+  // req.ip: the socket's address, or X-Forwarded-For as far as TRUST_PROXY trusts it.
+  app.set('trust proxy', deps.config.TRUST_PROXY ?? false);
+  app.use(requestContext(deps));
+  app.use((deps.tracing ?? passThroughTracing).requests);
+  return app;
+}
+
+function finish(app: express.Express, deps: AppDeps): express.Express {
   app.use(notFound);
   app.use(errorHandler(deps.logger));
   return app;

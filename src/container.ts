@@ -1,23 +1,31 @@
 import { MemoryStore, type Store } from 'express-rate-limit';
 import type { AppDeps, DependencyCheck } from './app-deps';
 import type { Config } from './config/schema';
+import { fileStoreFor } from './files/pick';
 import { MemoryIdempotencyStore } from './idempotency/memory';
 import { RedisIdempotencyStore } from './idempotency/redis';
 import { BodyBudget } from './ingest/body-budget';
 import type { IdempotencyStore } from './idempotency/store';
 import type { Lifecycle } from './lifecycle';
 import type { Logger } from './observability/logger';
+import { registerDependencyMetrics } from './observability/dependencies';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { MicroBatcher, type BatcherOptions } from './publish/batcher';
 import { FileSink } from './publish/file';
 import { KafkaSink } from './publish/kafka';
 import type { Sink } from './publish/sink';
+import { kafkaTiming, writeTimeoutMs } from './publish/timing';
+import { topicName } from './publish/topics';
 import { createRateLimiter } from './ratelimit/limiter';
 import { createRedisRateLimitStore } from './ratelimit/redis-store';
 import { RedisConnection } from './redis/connection';
+import { redisTarget, type RedisTarget } from './redis/target';
+import { redisTlsOptions } from './redis/tls';
 import { MemoryRegistry } from './registry/memory';
 import { RedisRegistry } from './registry/redis';
 import type { Registry } from './registry/registry';
+import { cipherFromSettings } from './secrets/cipher';
+import { createTracing, type Tracing } from './tracing/tracing';
 
 export interface Container {
   deps: AppDeps;
@@ -38,14 +46,17 @@ interface Adapters {
 }
 
 /** The one place where embedded or production adapters are picked. */
-export function createContainer(config: Config, logger: Logger, metrics = createMetrics()): Container {
-  const adapters = pickAdapters(config, logger, metrics);
+export function createContainer(config: Config, logger: Logger, metrics = createMetrics(), tracing = createTracing(config, logger)): Container {
+  const adapters = pickAdapters(config, logger, metrics, tracing);
+  const files = fileStoreFor(config, logger, metrics);
+  if (files) adapters.checks.push({ name: files.name, ping: () => files.ping() });
   const batcher = new MicroBatcher(
-    adapters.sink,
+    tracing.traceSink(adapters.sink),
     batcherOptions(config),
     {
-      batchWritten: (records, _bytes, _ms, ok) => {
+      batchWritten: (records, _bytes, ms, ok) => {
         metrics.batches.observe(records);
+        metrics.batchSeconds.observe(ms / 1000);
         if (!ok) metrics.batchFailures.inc();
       },
     },
@@ -57,19 +68,29 @@ export function createContainer(config: Config, logger: Logger, metrics = create
       logger.debug({ err: (error as Error)?.message }, 'rate limit store failed; request let through');
     },
   });
+  const bodyBudget = new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES);
+  metrics.watch({
+    queuedRecords: () => batcher.queued,
+    queueMaxRecords: config.PUBLISH_QUEUE_MAX,
+    bodyBytesInUse: () => bodyBudget.inUse,
+    bodyBytesMax: config.MAX_INFLIGHT_BODY_BYTES,
+  });
   const deps: AppDeps = {
     config,
     logger,
     metrics,
     registry: adapters.registry,
-    idempotency: adapters.idempotency,
+    idempotency: tracing.traceMethods(adapters.idempotency, 'idempotency', ['claim', 'complete', 'release']),
     publisher: batcher,
     enforceRateLimits,
-    bodyBudget: new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES),
+    bodyBudget,
+    ...(files && { files }),
     checks: adapters.checks,
-    lifecycle: { draining: false },
+    lifecycle: { started: false, draining: false },
+    tracing,
   };
-  const stores: Lifecycle[] = [adapters.registry, adapters.idempotency, adapters.sink];
+  registerDependencyMetrics(metrics.registry, deps.checks, adapters.sink.topics?.bind(adapters.sink));
+  const stores: Lifecycle[] = [adapters.registry, adapters.idempotency, adapters.sink, ...(files ? [files] : [])];
   let closed: Promise<void> | undefined;
   return {
     deps,
@@ -77,19 +98,19 @@ export function createContainer(config: Config, logger: Logger, metrics = create
     async start() {
       for (const connection of adapters.connections) await connection.start();
       await Promise.all(stores.map((store) => store.start()));
+      deps.lifecycle.started = true;
     },
     close() {
       closed ??= (async () => {
         await batcher.close();
         await Promise.allSettled(stores.map((store) => store.close()));
         await Promise.allSettled(adapters.connections.map((connection) => connection.close()));
+        await tracing.shutdown();
       })();
       return closed;
     },
   };
 }
-
-const WRITE_TIMEOUT_FLOOR_MS = 30_000;
 
 export function batcherOptions(config: Config): BatcherOptions {
   return {
@@ -98,35 +119,52 @@ export function batcherOptions(config: Config): BatcherOptions {
     lingerMs: config.BATCH_LINGER_MS,
     queueMax: config.PUBLISH_QUEUE_MAX,
     maxRecordBytes: config.MAX_RECORD_BYTES,
-    // Far past the Kafka sink's own request timeouts, so a stalled broker's write settles by
-    // itself before another batch is stacked onto it (each such batch would land after the
-    // stall although its senders got 503: a duplicate per retry). Only a sink that can hang
-    // for good (an fsync on a dead disk) ever reaches it.
-    writeTimeoutMs: Math.max(WRITE_TIMEOUT_FLOOR_MS, 3 * config.PUBLISH_TIMEOUT_MS),
+    // Past the Kafka sink's own budget (so a stalled broker's write settles by itself before
+    // another batch is stacked onto it), and short enough that a drain ends within the grace.
+    writeTimeoutMs: writeTimeoutMs(config.PUBLISH_TIMEOUT_MS),
   };
 }
 
-function pickAdapters(config: Config, logger: Logger, metrics: Metrics): Adapters {
-  const stores = config.REDIS_URL ? redisStores(config, config.REDIS_URL, logger) : memoryStores();
-  const sink = config.KAFKA_BROKERS
-    ? new KafkaSink({
-        brokers: config.KAFKA_BROKERS,
-        clientId: config.KAFKA_CLIENT_ID,
-        idempotent: config.KAFKA_IDEMPOTENT,
-        compression: config.KAFKA_COMPRESSION,
-        logger,
-        onProduceRequest: () => metrics.produceRequests.inc(),
-      })
-    : new FileSink(config.EVENTS_DIR);
-  return { ...stores, sink, checks: [...stores.checks, { name: sink.name, ping: () => sink.ping() }] };
+function pickAdapters(config: Config, logger: Logger, metrics: Metrics, tracing: Tracing): Adapters {
+  const target = redisTarget(config);
+  const stores = target ? redisStores(config, target, logger, tracing) : memoryStores(config);
+  const sink: Sink = config.KAFKA_BROKERS ? kafkaSink(config, config.KAFKA_BROKERS, logger, metrics) : new FileSink(config.EVENTS_DIR);
+  const sinkCheck = {
+    name: 'sink',
+    ping: () => sink.ping(),
+    report: () => {
+      const topics = sink.topics?.();
+      if (!topics) return { detail: { kind: sink.name } };
+      const states = Object.values(topics);
+      const state = states.includes('missing') || states.includes('unauthorized') ? 'topic_missing' : undefined;
+      return { state, detail: { kind: sink.name, topics } };
+    },
+  };
+  return { ...stores, sink, checks: [...stores.checks, sinkCheck] };
+}
+
+function kafkaSink(config: Config, brokers: string[], logger: Logger, metrics: Metrics): KafkaSink {
+  const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = config;
+  return new KafkaSink({
+    brokers,
+    clientId: config.KAFKA_CLIENT_ID,
+    idempotent: config.KAFKA_IDEMPOTENT,
+    compression: config.KAFKA_COMPRESSION,
+    logger,
+    topics: [topicName(config, 'triggers'), topicName(config, 'chat')],
+    timing: kafkaTiming(config.PUBLISH_TIMEOUT_MS),
+    ssl: config.KAFKA_SSL,
+    sasl: mechanism && username && password ? { mechanism, username, password } : undefined,
+    onProduceRequest: () => metrics.produceRequests.inc(),
+  });
 }
 
 type Stores = Omit<Adapters, 'sink'>;
 
-function memoryStores(): Stores {
+function memoryStores(config: Config): Stores {
   return {
     registry: new MemoryRegistry(),
-    idempotency: new MemoryIdempotencyStore(),
+    idempotency: new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS }),
     rateLimitStore: () => new MemoryStore(),
     connections: [],
     checks: [],
@@ -134,10 +172,15 @@ function memoryStores(): Stores {
 }
 
 /** One connection shared by the stores; the registry adds a subscriber for invalidations. */
-function redisStores(config: Config, url: string, logger: Logger): Stores {
-  const connection = new RedisConnection(url, config.REDIS_TIMEOUT_MS, logger);
+function redisStores(config: Config, target: RedisTarget, logger: Logger, tracing: Tracing): Stores {
+  const connection = new RedisConnection(target, config.REDIS_TIMEOUT_MS, logger, redisTlsOptions(config));
+  tracing.instrumentRedis(connection.client);
   return {
-    registry: new RedisRegistry(connection, config.REDIS_PREFIX, logger),
+    registry: new RedisRegistry(connection, config.REDIS_PREFIX, logger, {
+      cipher: cipherFromSettings(config),
+      maxCacheEntries: config.REGISTRY_CACHE_MAX_ENTRIES,
+      maxMissingEntries: config.REGISTRY_NEGATIVE_CACHE_MAX_ENTRIES,
+    }),
     idempotency: new RedisIdempotencyStore(connection.client, config.REDIS_PREFIX),
     rateLimitStore: (prefix) => createRedisRateLimitStore(connection.client, `${config.REDIS_PREFIX}${prefix}`),
     connections: [connection],

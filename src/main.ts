@@ -1,9 +1,11 @@
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app';
+import { createAdminApp, createApp } from './app';
 import { loadConfig, redactConfig } from './config/load';
 import { createContainer } from './container';
+import { destroyLingeringSockets } from './http/lingering-close';
+import { createHttpServer } from './http/server';
 import { createLogger } from './observability/logger';
 import { TriggersFile } from './registry/triggers-file';
 
@@ -35,14 +37,15 @@ async function main(): Promise<void> {
   }
   if (!config.ADMIN_TOKEN) logger.warn('ADMIN_TOKEN is not set: the admin API answers 404');
 
-  const server = createServer(createApp(container.deps));
-  server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000; // a slow sender cannot hold a connection for long
-  server.listen(config.PORT, config.HOST);
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  logger.info({ port, mode: { redis: Boolean(config.REDIS_URL), kafka: Boolean(config.KAFKA_BROKERS) } }, 'listening');
+  const { metrics } = container.deps;
+  const countTimeout = () => metrics.requests.inc({ route: 'other', outcome: 'timed_out', reason: 'request_timeout', status: 408 });
+  const ingress = createHttpServer(config, createApp(container.deps), countTimeout);
+  const admin = createHttpServer(config, createAdminApp(container.deps), countTimeout);
+  const [port, adminPort] = await Promise.all([
+    listen(ingress.server, config.PORT, config.HOST),
+    listen(admin.server, config.ADMIN_PORT, config.HOST),
+  ]);
+  logger.info({ port, adminPort, mode: { redis: Boolean(config.REDIS_URL || config.REDIS_CLUSTER_NODES), kafka: Boolean(config.KAFKA_BROKERS) } }, 'listening');
 
   let stopping = false;
   const drain = async (signal: string) => {
@@ -56,9 +59,15 @@ async function main(): Promise<void> {
       process.exit(1);
     }, config.SHUTDOWN_GRACE_MS);
     deadline.unref();
-    const closed = new Promise((resolve) => server.close(resolve));
-    // Keep-alive connections become idle as their last request ends; close them as they do.
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const servers = [ingress, admin];
+    const closed = Promise.all(servers.map(({ server }) => new Promise((resolve) => server.close(resolve))));
+    // Keep-alive connections become idle as their last request ends; close them as they do,
+    // and those whose headers are late. Senders whose body was refused already have their
+    // answer: they are not waited for.
+    const sweep = setInterval(() => {
+      destroyLingeringSockets();
+      for (const s of servers) s.closeStalledConnections();
+    }, 50);
     await closed;
     clearInterval(sweep);
     await container.close();
@@ -68,6 +77,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void drain('SIGTERM'));
   process.on('SIGINT', () => void drain('SIGINT'));
+}
+
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  server.listen(port, host);
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
 }
 
 function exitWithProblems(problems: string[]): void {

@@ -1,3 +1,5 @@
+import { accessSync, constants } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const int = (min: number, max: number) =>
@@ -15,10 +17,98 @@ const rateSpec = z
     return { limit, windowSeconds };
   });
 
+/** 32 random bytes in base64, as `openssl rand -base64 32` prints them. */
+const secretsKey = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]{43}=?$/, 'must be 32 random bytes in base64 (openssl rand -base64 32)')
+  .refine((value) => new Set(Buffer.from(value, 'base64')).size > 1, 'is not random (every byte the same)');
+
+const readableFile = z.string().refine((path) => {
+  try {
+    accessSync(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must name a file this process can read');
+
+/**
+ * Seed nodes of a Redis Cluster: `host:port`, or `redis://host:port` / `rediss://host:port`
+ * (TLS), one scheme for all. Credentials go in REDIS_PASSWORD (and REDIS_USERNAME), not here.
+ */
+const clusterNodes = z
+  .string()
+  .transform((list) => list.split(',').map((n) => n.trim()).filter(Boolean))
+  .pipe(
+    z
+      .array(z.string().regex(/^(rediss?:\/\/)?[^\s:,/@]+:[0-9]{1,5}$/, 'each node must be host:port, redis://host:port or rediss://host:port (the password goes in REDIS_PASSWORD)'))
+      .min(1)
+      .refine((nodes) => new Set(nodes.map((n) => n.startsWith('rediss://'))).size === 1, 'every node must use TLS (rediss://) or none'),
+  );
+
 const brokers = z
   .string()
   .transform((list) => list.split(',').map((b) => b.trim()).filter(Boolean))
   .pipe(z.array(z.string().regex(/^[^\s:,]+:[0-9]{1,5}$/, 'each broker must be host:port')).min(1));
+
+/**
+ * TRUST_PROXY, as express's `trust proxy` takes it: `true`/`false`, a hop count, or a
+ * comma-separated list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal.
+ */
+const trustProxy = z
+  .string()
+  .refine((value) => /^(true|false|[0-9]{1,2})$/.test(value) || value.split(',').every((entry) => isProxyAddress(entry.trim())), {
+    error: 'must be true, false, a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal, uniquelocal',
+  })
+  .transform((value): boolean | number | string => {
+    if (value === 'true' || value === 'false') return value === 'true';
+    return /^[0-9]+$/.test(value) ? Number(value) : value;
+  });
+
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  const [address, bits, extra] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return false;
+  return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
+
+/**
+ * Who can hold what, and for how long: the two listeners, the client address, request
+ * timeouts and abuse limits (README "Security").
+ */
+const httpSettings = {
+  ADMIN_PORT: int(0, 65535).default(8081),
+  TRUST_PROXY: trustProxy.optional(),
+  HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: int(100, 600_000).default(15_000),
+  BODY_MIN_RATE: rateSpec.default(() => ({ limit: 1024, windowSeconds: 5 })),
+  AUTH_FAILURE_LIMIT: rateSpec.default(() => ({ limit: 20, windowSeconds: 60 })),
+  MAX_INFLIGHT_BODY_SHARE: int(1, 100).default(50),
+};
+
+interface TimingSettings {
+  PORT: number;
+  ADMIN_PORT: number;
+  HEADERS_TIMEOUT_MS: number;
+  REQUEST_TIMEOUT_MS: number;
+  SHUTDOWN_GRACE_MS: number;
+}
+
+/** Settings that are only valid together (each problem names the variable to change). */
+function checkHttpSettings(config: TimingSettings, ctx: z.RefinementCtx): void {
+  const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (config.HEADERS_TIMEOUT_MS >= config.REQUEST_TIMEOUT_MS) {
+    problem('HEADERS_TIMEOUT_MS', `must be below REQUEST_TIMEOUT_MS (${config.REQUEST_TIMEOUT_MS})`);
+  }
+  if (config.REQUEST_TIMEOUT_MS >= config.SHUTDOWN_GRACE_MS) {
+    problem(
+      'REQUEST_TIMEOUT_MS',
+      `must be below SHUTDOWN_GRACE_MS (${config.SHUTDOWN_GRACE_MS}): a request still arriving at SIGTERM would outlast the drain`,
+    );
+  }
+  if (config.ADMIN_PORT !== 0 && config.ADMIN_PORT === config.PORT) problem('ADMIN_PORT', 'must differ from PORT');
+}
 
 /** Every setting, with its default. The README's settings table lists the same. */
 export const configSchema = z.object({
@@ -28,13 +118,31 @@ export const configSchema = z.object({
   TRIGGERS_FILE: optionalText,
   PUBLIC_BASE_URL: z.url().optional(),
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  /** Redis Cluster instead of REDIS_URL (see src/redis/target.ts). */
+  REDIS_CLUSTER_NODES: clusterNodes.optional(),
+  REDIS_USERNAME: optionalText,
+  REDIS_PASSWORD: optionalText,
   REDIS_PREFIX: z.string().min(1).max(64).default('igw:'),
   REDIS_TIMEOUT_MS: int(50, 10_000).default(300),
+  // Redis over TLS (rediss:// REDIS_URL or cluster nodes) and secrets at rest in Redis
+  REDIS_TLS_CA_FILE: readableFile.optional(),
+  REDIS_TLS_CERT_FILE: readableFile.optional(),
+  REDIS_TLS_KEY_FILE: readableFile.optional(),
+  SECRETS_KEY: secretsKey.optional(),
+  SECRETS_KEY_PREVIOUS: secretsKey.optional(),
+  REGISTRY_CACHE_MAX_ENTRIES: int(100, 10_000_000).default(100_000),
+  REGISTRY_NEGATIVE_CACHE_MAX_ENTRIES: int(100, 10_000_000).default(10_000),
   IDEMPOTENCY_ON_STORE_ERROR: z.enum(['accept', 'refuse']).default('accept'),
+  IDEMPOTENCY_MEMORY_MAX_KEYS: int(1000, 10_000_000).default(100_000),
   KAFKA_BROKERS: brokers.optional(),
   KAFKA_CLIENT_ID: z.string().min(1).default('ingress-gateway'),
   KAFKA_IDEMPOTENT: bool.default(true),
   KAFKA_COMPRESSION: z.enum(['none', 'gzip']).default('none'),
+  // Kafka over the network: TLS and SASL (managed Kafka services require SASL over TLS).
+  KAFKA_SSL: bool.default(false),
+  KAFKA_SASL_MECHANISM: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']).optional(),
+  KAFKA_SASL_USERNAME: optionalText,
+  KAFKA_SASL_PASSWORD: optionalText,
   TOPIC_TRIGGERS: topic.default('workflow.triggers'),
   TOPIC_CHAT: topic.default('chat.inbound'),
   EVENTS_DIR: z.string().min(1).default('./data/events'),
@@ -45,15 +153,27 @@ export const configSchema = z.object({
   BATCH_LINGER_MS: int(0, 1000).default(5),
   RATE_LIMIT_DEFAULT: rateSpec.default(() => ({ limit: 600, windowSeconds: 60 })),
   RATE_LIMIT_WORKSPACE: rateSpec.default(() => ({ limit: 6000, windowSeconds: 60 })),
-  MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
-  MAX_FILE_BYTES: int(1, 64 * 1024 * 1024).default(512 * 1024),
+  MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1_000_000),
+  // Up to 5 GiB with a file store (S3_BUCKET); without one, at most 64 MiB (src/files/settings.ts).
+  MAX_FILE_BYTES: int(1, 5 * 1024 * 1024 * 1024).default(512 * 1024),
   MAX_FILES: int(0, 1000).default(10),
   MAX_FIELDS: int(1, 10_000).default(200),
   MAX_RECORD_BYTES: int(1024, 64 * 1024 * 1024).default(1_000_000),
   WHATSAPP_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(3 * 1024 * 1024),
   MAX_INFLIGHT_BODY_BYTES: int(1024, 4 * 1024 * 1024 * 1024).default(32 * 1024 * 1024),
+  // Files by reference (contract §12): credentials come from the AWS SDK's default chain only.
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name: 3-63 of a-z 0-9 . -').optional(),
+  S3_PREFIX: z.string().max(512).regex(/^[A-Za-z0-9!_.*'()/-]*\/$/, 'safe key characters ending with /, e.g. uploads/').optional(),
+  S3_REGION: z.string().regex(/^[a-z0-9-]{2,32}$/, 'a region name, e.g. eu-west-1').optional(),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  INLINE_FILE_MAX_BYTES: int(0, 64 * 1024 * 1024).default(64 * 1024),
   SHUTDOWN_GRACE_MS: int(0, 600_000).default(25_000),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).max(256).default('ingress-gateway'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
+  ...httpSettings,
+}).superRefine(checkHttpSettings);
 
 export type Config = Readonly<z.infer<typeof configSchema>>;

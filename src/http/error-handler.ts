@@ -1,10 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../observability/logger';
-import { errorBody, HttpError } from './errors';
+import { HttpError } from './errors';
+import { closeAfterLinger } from './lingering-close';
 
 /** Unknown routes: the contract's 404 body. */
 export const notFound: RequestHandler = (_req, _res, next) => {
-  next(new HttpError('NOT_FOUND', 'no such route'));
+  next(new HttpError('not_found', 'no such route'));
 };
 
 /** Renders every error with the contract's body; only unexpected errors are logged with a stack. */
@@ -12,6 +13,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const httpError = toHttpError(error);
     res.locals.outcome = httpError.outcome;
+    res.locals.reason = httpError.reason;
     if (httpError.status >= 500 && !(error instanceof HttpError)) {
       logger.error({ reqId: res.locals.requestId, err: error }, 'unexpected error');
     }
@@ -20,7 +22,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     res.set(httpError.headers);
-    res.status(httpError.status).json(errorBody(httpError.code, httpError.message, httpError.details));
+    // Refused before the body arrived in full: let the sender finish and read this answer.
+    if (!req.complete) closeAfterLinger(req, res);
+    res.status(httpError.status).json(httpError.body());
   };
 }
 
@@ -28,13 +32,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   const parserError = error as { type?: string; status?: number };
-  if (parserError?.type === 'entity.too.large') return new HttpError('PAYLOAD_TOO_LARGE', 'the body is too large');
-  if (parserError?.type === 'entity.parse.failed') return new HttpError('BAD_REQUEST', 'malformed JSON body');
+  if (parserError?.type === 'entity.too.large') return new HttpError('body_too_large', 'the body is too large');
+  if (parserError?.type === 'entity.parse.failed') return new HttpError('invalid_json', 'malformed JSON body');
   if (parserError?.type === 'encoding.unsupported' || parserError?.type === 'charset.unsupported') {
-    return new HttpError('UNSUPPORTED_MEDIA_TYPE', 'unsupported body encoding');
+    return new HttpError('unsupported_charset', 'unsupported body encoding');
   }
   if (parserError?.status && parserError.status >= 400 && parserError.status < 500) {
-    return new HttpError('BAD_REQUEST', 'the request could not be read');
+    return new HttpError('body_unreadable', 'the request could not be read');
   }
-  return new HttpError('INTERNAL_ERROR', 'internal error');
+  return new HttpError('internal', 'internal error');
 }

@@ -1,22 +1,49 @@
+import { LRUCache } from 'lru-cache';
 import type { ClaimResult, CompletedResponse, IdempotencyStore } from './store';
 
 interface Entry {
   bodyHash: string;
-  expiresAt: number;
-  response?: CompletedResponse;
+  /** The claim's owner; kept on the completed record so a repeated completion is a success. */
+  owner: string;
+  /**
+   * The acknowledgement as JSON, as Redis keeps it: one flat string instead of an object tree
+   * (and of strings built by concatenation, which V8 keeps as trees too), about a third of
+   * the memory, and safe from later changes to the caller's object.
+   */
+  response?: string;
+}
+
+export interface MemoryIdempotencyOptions {
+  /** Most keys kept; past it the least recently used key is forgotten first. */
+  maxKeys: number;
+  /** The clock of the TTLs, for tests. */
+  now?: () => number;
 }
 
 const SWEEP_EVERY_MS = 30_000;
 
-/** Embedded-mode idempotency: one process, entries expire like Redis keys would. */
+/**
+ * Embedded-mode idempotency: one process, entries expire like Redis keys would, and at most
+ * `maxKeys` are kept (IDEMPOTENCY_MEMORY_MAX_KEYS). A key is "used" when it is claimed,
+ * completed or looked up by a retry; when the store is full, the key used longest ago is
+ * dropped, in flight or completed, even inside its window. A retry of a dropped key is
+ * published again (at least once: the event carries the same idempotencyKey).
+ */
 export class MemoryIdempotencyStore implements IdempotencyStore {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, Entry>;
   private sweeper?: NodeJS.Timeout;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(options: MemoryIdempotencyOptions) {
+    this.entries = new LRUCache<string, Entry>({
+      max: options.maxKeys,
+      // Read the clock on every check instead of caching it behind a 1 ms timer.
+      ttlResolution: 0,
+      ...(options.now && { perf: { now: options.now } }),
+    });
+  }
 
   async start(): Promise<void> {
-    this.sweeper ??= setInterval(() => this.sweep(), SWEEP_EVERY_MS).unref();
+    this.sweeper ??= setInterval(() => this.entries.purgeStale(), SWEEP_EVERY_MS).unref();
   }
 
   async ping(): Promise<void> {}
@@ -26,38 +53,35 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.sweeper = undefined;
   }
 
-  async claim(key: string, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
-    const existing = this.live(key);
+  async claim(key: string, owner: string, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
+    const existing = this.entries.get(key);
     if (!existing) {
-      this.entries.set(key, { bodyHash, expiresAt: this.now() + leaseMs });
+      this.entries.set(key, { bodyHash, owner }, { ttl: ms(leaseMs) });
       return { state: 'claimed' };
     }
     const sameBody = existing.bodyHash === bodyHash;
     return existing.response
-      ? { state: 'completed', sameBody, response: existing.response }
+      ? { state: 'completed', sameBody, response: JSON.parse(existing.response) as CompletedResponse }
       : { state: 'in_flight', sameBody };
   }
 
-  async complete(key: string, bodyHash: string, response: CompletedResponse, ttlMs: number): Promise<void> {
-    this.entries.set(key, { bodyHash, response, expiresAt: this.now() + ttlMs });
-  }
-
-  async release(key: string): Promise<void> {
+  async complete(key: string, owner: string, bodyHash: string, response: CompletedResponse, ttlMs: number): Promise<boolean> {
     const existing = this.entries.get(key);
-    if (existing && !existing.response) this.entries.delete(key);
+    if (existing && existing.owner !== owner) return false;
+    this.entries.set(key, { bodyHash, owner, response: JSON.stringify(response) }, { ttl: ms(ttlMs) });
+    return true;
   }
 
-  private live(key: string): Entry | undefined {
-    const entry = this.entries.get(key);
-    if (entry && entry.expiresAt <= this.now()) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry;
+  async release(key: string, owner: string): Promise<void> {
+    const existing = this.entries.get(key);
+    if (existing && existing.owner === owner && !existing.response) this.entries.delete(key);
   }
+}
 
-  private sweep(): void {
-    const now = this.now();
-    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
-  }
+/**
+ * lru-cache's entry is stale once *more* than its ttl has passed; a Redis key with PX n is gone
+ * once n ms have passed. One ms less keeps the two alike (and never 0, which means no ttl).
+ */
+function ms(value: number): number {
+  return Math.max(1, Math.ceil(value) - 1);
 }

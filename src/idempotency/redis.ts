@@ -1,14 +1,16 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '../redis/connection';
 import type { ClaimResult, CompletedResponse, IdempotencyStore } from './store';
 
 /**
- * One record per key, a JSON string under `<prefix>idem:<key>`:
- *   in flight: { state: 'in_flight', bodyHash }            expires after the lease
- *   completed: { state: 'completed', bodyHash, response }  expires after the window
+ * One record per key, a JSON string under `<prefix>idem:<key>`, always starting with its state
+ * and its owner (the scripts compare that prefix, so they never decode a record):
+ *   in flight: {"state":"in_flight","owner":…,"bodyHash":…}              expires after the lease
+ *   completed: {"state":"completed","owner":…,"bodyHash":…,"response":…}  expires after the window
  */
+/** `owner` is absent only on records written by the version before owners. */
 type StoredRecord =
-  | { state: 'in_flight'; bodyHash: string }
-  | { state: 'completed'; bodyHash: string; response: CompletedResponse };
+  | { state: 'in_flight'; owner?: string; bodyHash: string }
+  | { state: 'completed'; owner?: string; bodyHash: string; response: CompletedResponse };
 
 const CLAIMED = 'claimed';
 
@@ -20,12 +22,25 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return '${CLAIMED}'
 `;
 
-/** Drops the key only while it is still in flight: a completed record is never deleted. */
+/**
+ * Writes the completed record when the key is free, holds this owner's claim, or already
+ * holds this owner's completion (a retry of a completion whose reply was lost). Another
+ * owner's claim or record is left alone: 0.
+ * ARGV: in-flight prefix of the owner, completed prefix of the owner, record, ttl ms.
+ */
+const COMPLETE_LUA = `
+local current = redis.call('GET', KEYS[1])
+if current and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] and string.sub(current, 1, #ARGV[2]) ~= ARGV[2] then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
+return 1
+`;
+
+/** Drops the key only while it is this owner's claim: never a completed record, never another's claim. */
 const RELEASE_LUA = `
 local current = redis.call('GET', KEYS[1])
-if not current then return 0 end
-local ok, record = pcall(cjson.decode, current)
-if ok and type(record) == 'table' and record.state == 'in_flight' then
+if current and string.sub(current, 1, #ARGV[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
   return 1
 end
@@ -34,7 +49,8 @@ return 0
 
 interface ScriptCommands {
   igwIdempotencyClaim(key: string, record: string, leaseMs: string): Promise<string>;
-  igwIdempotencyRelease(key: string): Promise<number>;
+  igwIdempotencyComplete(key: string, claimPrefix: string, completedPrefix: string, record: string, ttlMs: string): Promise<number>;
+  igwIdempotencyRelease(key: string, claimPrefix: string): Promise<number>;
 }
 
 /**
@@ -49,10 +65,11 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly scripts: ScriptCommands;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly prefix: string,
   ) {
     client.defineCommand('igwIdempotencyClaim', { numberOfKeys: 1, lua: CLAIM_LUA });
+    client.defineCommand('igwIdempotencyComplete', { numberOfKeys: 1, lua: COMPLETE_LUA });
     client.defineCommand('igwIdempotencyRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
     this.scripts = client as unknown as ScriptCommands;
   }
@@ -70,8 +87,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async close(): Promise<void> {}
 
-  async claim(key: string, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
-    const record: StoredRecord = { state: 'in_flight', bodyHash };
+  async claim(key: string, owner: string, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
+    const record: StoredRecord = { state: 'in_flight', owner, bodyHash };
     const reply = await this.scripts.igwIdempotencyClaim(this.key(key), JSON.stringify(record), ms(leaseMs));
     if (reply === CLAIMED) return { state: 'claimed' };
     const existing = parseRecord(reply);
@@ -81,18 +98,30 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       : { state: 'in_flight', sameBody };
   }
 
-  async complete(key: string, bodyHash: string, response: CompletedResponse, ttlMs: number): Promise<void> {
-    const record: StoredRecord = { state: 'completed', bodyHash, response };
-    await this.client.set(this.key(key), JSON.stringify(record), 'PX', ms(ttlMs));
+  async complete(key: string, owner: string, bodyHash: string, response: CompletedResponse, ttlMs: number): Promise<boolean> {
+    const record: StoredRecord = { state: 'completed', owner, bodyHash, response };
+    const written = await this.scripts.igwIdempotencyComplete(
+      this.key(key),
+      recordPrefix('in_flight', owner),
+      recordPrefix('completed', owner),
+      JSON.stringify(record),
+      ms(ttlMs),
+    );
+    return written === 1;
   }
 
-  async release(key: string): Promise<void> {
-    await this.scripts.igwIdempotencyRelease(this.key(key));
+  async release(key: string, owner: string): Promise<void> {
+    await this.scripts.igwIdempotencyRelease(this.key(key), recordPrefix('in_flight', owner));
   }
 
   private key(key: string): string {
     return `${this.prefix}idem:${key}`;
   }
+}
+
+/** `{"state":"<state>","owner":"<owner>",`: how every record of this owner in this state begins. */
+function recordPrefix(state: StoredRecord['state'], owner: string): string {
+  return `${JSON.stringify({ state, owner }).slice(0, -1)},`;
 }
 
 function ms(value: number): string {

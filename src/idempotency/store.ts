@@ -13,14 +13,22 @@ export type ClaimResult =
   | { state: 'completed'; sameBody: boolean; response: CompletedResponse };
 
 /**
- * Idempotency keys. `key` arrives already scoped by the caller (e.g. `t:<path>:<key>`);
- * the store adds its own prefix. A claim is a lease: it expires by itself after leaseMs,
+ * Idempotency keys. `key` arrives already scoped by the caller (see triggerStoreKey); the
+ * store adds its own prefix. A claim is a lease held by an owner: a random token the caller
+ * makes for each claim (the value of Redis' SET NX lock pattern). Only that owner may
+ * complete or release it, so a request whose lease ran out can never free or overwrite the
+ * claim of the request that took the key after it. A lease expires by itself after leaseMs,
  * so a crashed process never blocks a key for good.
  */
 export interface IdempotencyStore extends Lifecycle {
-  claim(key: string, bodyHash: string, leaseMs: number): Promise<ClaimResult>;
-  /** Turns the claim into a completed record kept for ttlMs. */
-  complete(key: string, bodyHash: string, response: CompletedResponse, ttlMs: number): Promise<void>;
-  /** Drops an in-flight claim (the sink failed) so the sender's retry goes through. */
-  release(key: string): Promise<void>;
+  claim(key: string, owner: string, bodyHash: string, leaseMs: number): Promise<ClaimResult>;
+  /**
+   * Turns the owner's claim into the completed record, kept for ttlMs. Also writes it when
+   * the key is free (the lease ran out, nobody took it: the acknowledgement is still true).
+   * Repeating a completion that was already written is a success. Resolves false, writing
+   * nothing, when another owner's claim or another record holds the key.
+   */
+  complete(key: string, owner: string, bodyHash: string, response: CompletedResponse, ttlMs: number): Promise<boolean>;
+  /** Drops the owner's in-flight claim (the sink failed) so the sender's retry goes through. */
+  release(key: string, owner: string): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { OutRecord } from '../publish/sink';
+import type { EventTrace } from '../tracing/w3c';
 
 export interface CloudEvent<T> {
   specversion: '1.0';
@@ -9,10 +10,20 @@ export interface CloudEvent<T> {
   time: string;
   subject: string;
   datacontenttype: 'application/json';
+  /** CloudEvents distributed-tracing extension: the W3C context the consumer continues. */
+  traceparent?: string;
+  tracestate?: string;
   data: T;
 }
 
-export function cloudEvent<T>(type: string, source: string, subject: string, data: T, now = new Date()): CloudEvent<T> {
+export function cloudEvent<T>(
+  type: string,
+  source: string,
+  subject: string,
+  data: T,
+  trace?: EventTrace,
+  now = new Date(),
+): CloudEvent<T> {
   return {
     specversion: '1.0',
     id: randomUUID(),
@@ -21,16 +32,19 @@ export function cloudEvent<T>(type: string, source: string, subject: string, dat
     time: now.toISOString(),
     subject,
     datacontenttype: 'application/json',
+    ...(trace && { traceparent: trace.traceparent }),
+    ...(trace?.tracestate !== undefined && { tracestate: trace.tracestate }),
     data,
   };
 }
 
-/** A CloudEvent in structured JSON mode as a Kafka record (contract §4). */
+/**
+ * A CloudEvent in structured JSON mode as a Kafka record (contract §4). Its trace context is
+ * also in the `traceparent`/`tracestate` headers, where Kafka instrumentations look for it.
+ */
 export function toRecord(topic: string, key: string, event: CloudEvent<unknown>): OutRecord {
-  return {
-    topic,
-    key,
-    headers: { 'content-type': 'application/cloudevents+json', ce_type: event.type, ce_id: event.id },
-    value: JSON.stringify(event),
-  };
+  const headers: Record<string, string> = { 'content-type': 'application/cloudevents+json', ce_type: event.type, ce_id: event.id };
+  if (event.traceparent !== undefined) headers.traceparent = event.traceparent;
+  if (event.tracestate !== undefined) headers.tracestate = event.tracestate;
+  return { topic, key, headers, value: JSON.stringify(event) };
 }

@@ -23,7 +23,7 @@ export function applyInputFormat(input: Record<string, unknown>, format: Declare
     else Object.defineProperty(input, field.name, { value, enumerable: true, writable: true, configurable: true });
   }
   if (problems.length > 0) {
-    throw new HttpError('BAD_REQUEST', `invalid value for ${problems.map((p) => p.field).join(', ')}`, { fields: problems });
+    throw new HttpError('invalid_field', `invalid value for ${problems.map((p) => p.field).join(', ')}`, { fields: problems });
   }
 }
 
@@ -73,6 +73,9 @@ function asKind(value: unknown, kind: 'object' | 'array'): unknown {
   return Array.isArray(value) === (kind === 'array') ? value : INVALID;
 }
 
+/** A file value: inline (`type: file`) or by reference (`type: url`, contract §12). */
 function isFile(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && (value as { type?: unknown }).type === 'file';
+  if (value === null || typeof value !== 'object') return false;
+  const { type, data } = value as { type?: unknown; data?: unknown };
+  return type === 'file' || (type === 'url' && typeof data === 'string');
 }

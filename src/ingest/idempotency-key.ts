@@ -23,15 +23,31 @@ export interface IdempotencyKey {
   explicit: boolean;
 }
 
-/** Contract §5: header, then a provider delivery id, then keyField, else a fingerprint of (path, content type, raw body). */
+/** What a fingerprint is taken over: everything of the request that the event carries. */
+export interface FingerprintParts {
+  method: string;
+  path: string;
+  /** The query as published (credentials already removed). */
+  query: Record<string, unknown>;
+  contentType: string;
+  bodyHash: string;
+}
+
+/**
+ * Contract §5: header, then a provider delivery id, then keyField, else a fingerprint of
+ * (method, path, query, content type, raw body): two requests that differ in any of them
+ * publish different events, so neither may be dropped as the other's replay.
+ */
 export function resolveIdempotencyKey(
   headers: IncomingHttpHeaders,
   body: unknown,
   keyField: string | undefined,
-  fingerprintParts: { path: string; contentType: string; bodyHash: string },
+  fingerprintParts: FingerprintParts,
+  providerDeliveryId?: string,
 ): IdempotencyKey {
   const header = headerValue(headers['idempotency-key']);
   if (header !== undefined) return explicit(header, 'Idempotency-Key');
+  if (providerDeliveryId) return explicit(providerDeliveryId, 'the provider delivery id');
   for (const name of DELIVERY_ID_HEADERS) {
     const id = headerValue(headers[name]);
     if (id !== undefined) return explicit(id, name);
@@ -41,13 +57,47 @@ export function resolveIdempotencyKey(
     if (typeof found === 'string' || typeof found === 'number') return explicit(String(found), keyField);
   }
   // Over the body's hash, which the caller has anyway: the body is hashed once per request.
-  const { path, contentType, bodyHash } = fingerprintParts;
-  return { value: `fp:${sha256Hex(`${path}\n${contentType}\n${bodyHash}`)}`, explicit: false };
+  const { method, path, query, contentType, bodyHash } = fingerprintParts;
+  const fingerprint = sha256Hex(`${method}\n${path}\n${canonicalQuery(query)}\n${contentType}\n${bodyHash}`);
+  return { value: `fp:${fingerprint}`, explicit: false };
+}
+
+/**
+ * The explicit key a request carries in its headers (`Idempotency-Key`, else a delivery id
+ * header), if any: known before the body is read, so it can be claimed before the body's
+ * files are stored (contract §12).
+ */
+export function headerIdempotencyKey(headers: IncomingHttpHeaders): IdempotencyKey | undefined {
+  const header = headerValue(headers['idempotency-key']);
+  if (header !== undefined) return explicit(header, 'Idempotency-Key');
+  for (const name of DELIVERY_ID_HEADERS) {
+    const id = headerValue(headers[name]);
+    if (id !== undefined) return explicit(id, name);
+  }
+  return undefined;
+}
+
+/**
+ * The idempotency store's key for a trigger: scoped by workspace, workflow and path, so a
+ * path deleted and reused by another workflow or workspace starts with no acknowledgements.
+ * The ids are percent-encoded: an id containing `:` cannot pose as another scope.
+ */
+export function triggerStoreKey(trigger: { workspaceId: string; workflowId: string }, path: string, key: IdempotencyKey): string {
+  return `t:${encodeURIComponent(trigger.workspaceId)}:${encodeURIComponent(trigger.workflowId)}:${path}:${key.value}`;
+}
+
+/** Parameter order does not matter; the order of a repeated parameter's values does. */
+function canonicalQuery(query: Record<string, unknown>): string {
+  return JSON.stringify(
+    Object.keys(query)
+      .sort()
+      .map((name) => [name, query[name]]),
+  );
 }
 
 function explicit(value: string, from: string): IdempotencyKey {
   if (value.length > MAX_KEY_LENGTH) {
-    throw new HttpError('BAD_REQUEST', `the idempotency key from ${from} is longer than ${MAX_KEY_LENGTH} characters`);
+    throw new HttpError('key_too_long', `the idempotency key from ${from} is longer than ${MAX_KEY_LENGTH} characters`);
   }
   return { value, explicit: true };
 }

@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import { Readable } from 'node:stream';
 import { HttpError } from '../http/errors';
+import type { Reason } from '../http/reasons';
 import { FieldCollector } from './fields';
 
 export interface MultipartLimits {
@@ -19,14 +20,26 @@ export interface FileValue {
   data: string;
 }
 
-/** Parses a multipart body already read (and size-limited) as bytes. */
-export function parseMultipart(raw: Buffer, contentType: string, limits: MultipartLimits): Promise<Record<string, unknown>> {
-  let parser: busboy.Busboy;
+const REPLACEMENT_CHARACTER = '\uFFFD';
+
+/**
+ * File names are published and often end up in paths, headers and logs downstream: C0 and C1
+ * control characters (CR, LF, NUL, ESC, …) are dropped from them.
+ */
+export function withoutControlCharacters(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  return name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+}
+
+/**
+ * A busboy parser with the multipart limits; throws 400 `invalid_multipart` when the content
+ * type has no boundary. busboy reports a size or parts limit when it is *reached*, so one more
+ * lets exactly the maximum through and refuses anything larger (files and fields count from 0).
+ */
+export function multipartParser(contentType: string, limits: MultipartLimits): busboy.Busboy {
   try {
-    parser = busboy({
+    return busboy({
       headers: { 'content-type': contentType },
-      // busboy reports a size or parts limit when it is *reached*, so one more lets exactly
-      // the maximum through and refuses anything larger (files and fields count from 0).
       limits: {
         fileSize: limits.maxFileBytes + 1,
         files: limits.maxFiles,
@@ -36,10 +49,14 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
       },
     });
   } catch {
-    return Promise.reject(new HttpError('BAD_REQUEST', 'malformed multipart body', { reason: 'missing boundary' }));
+    throw new HttpError('invalid_multipart', 'malformed multipart body', { problem: 'missing boundary' });
   }
+}
 
+/** Parses a multipart body already read (and size-limited) as bytes. */
+export function parseMultipart(raw: Buffer, contentType: string, limits: MultipartLimits): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
+    const parser = multipartParser(contentType, limits); // a throw here rejects the promise
     const fields = new FieldCollector();
     const pendingFiles: Promise<void>[] = [];
     let failed = false;
@@ -48,11 +65,19 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
       failed = true;
       reject(error);
     };
-    const tooLarge = (what: string, limit: number) =>
-      fail(new HttpError('PAYLOAD_TOO_LARGE', `${what} exceeds the limit`, { limit: what, max: limit }));
+    const tooLarge = (reason: Reason, what: string, limit: number) =>
+      fail(new HttpError(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
 
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) return tooLarge('a field value', limits.maxFieldBytes);
+    parser.on('field', (name, value: string | undefined, info) => {
+      if (info.valueTruncated) return tooLarge('field_too_large', 'a field value', limits.maxFieldBytes);
+      // busboy decodes leniently: bytes that are not valid in the part's charset (UTF-8 unless
+      // the part names another) become U+FFFD. Refused, as the same bytes are as text/plain.
+      if (value === undefined) {
+        return fail(new HttpError('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
+      }
+      if (value.includes(REPLACEMENT_CHARACTER)) {
+        return fail(new HttpError('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
+      }
       fields.add(name, value);
     });
     parser.on('file', (name, stream, info) => {
@@ -63,15 +88,15 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
           // A body that ends inside a file part destroys the file stream with "Unexpected end of
           // form"; unheard, that 'error' event would be an uncaught exception (the process exits).
           stream.on('error', (error: Error) =>
-            fail(new HttpError('BAD_REQUEST', 'malformed multipart body', { reason: error.message })),
+            fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message })),
           );
-          stream.on('limit', () => tooLarge('a file', limits.maxFileBytes));
+          stream.on('limit', () => tooLarge('file_too_large', 'a file', limits.maxFileBytes));
           stream.on('close', () => {
             const data = Buffer.concat(chunks);
             const mime = info.mimeType || 'application/octet-stream';
             const file: FileValue = {
               type: 'file',
-              name: info.filename ?? name,
+              name: withoutControlCharacters(info.filename ?? name),
               mime,
               size: data.length,
               data: `data:${mime};base64,${data.toString('base64')}`,
@@ -82,11 +107,11 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
         }),
       );
     });
-    parser.on('filesLimit', () => tooLarge('the number of files', limits.maxFiles));
-    parser.on('fieldsLimit', () => tooLarge('the number of fields', limits.maxFields));
-    parser.on('partsLimit', () => tooLarge('the number of parts', limits.maxFiles + limits.maxFields));
+    parser.on('filesLimit', () => tooLarge('too_many_files', 'the number of files', limits.maxFiles));
+    parser.on('fieldsLimit', () => tooLarge('too_many_fields', 'the number of fields', limits.maxFields));
+    parser.on('partsLimit', () => tooLarge('too_many_parts', 'the number of parts', limits.maxFiles + limits.maxFields));
     parser.on('error', (error: Error) =>
-      fail(new HttpError('BAD_REQUEST', 'malformed multipart body', { reason: error.message })),
+      fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message })),
     );
     parser.on('close', () => {
       Promise.all(pendingFiles).then(() => {

@@ -1,7 +1,16 @@
 import { HttpError } from '../http/errors';
-import { PublishError } from '../publish/errors';
+import type { Reason } from '../http/reasons';
+import { PublishError, type PublishFailure } from '../publish/errors';
 
 export const RETRY_AFTER_SECONDS = '2';
+
+const RETRYABLE_REASON: Record<Exclude<PublishFailure, 'too_large'>, Reason> = {
+  timeout: 'timeout',
+  queue_full: 'queue_full',
+  unavailable: 'sink_unavailable',
+  closed: 'closed',
+  topic_missing: 'topic_missing',
+};
 
 /**
  * What the sender is told when its event was not acknowledged. Anything but a PublishError is
@@ -10,11 +19,11 @@ export const RETRY_AFTER_SECONDS = '2';
 export function publishFailureToHttp(error: unknown): Error {
   if (!(error instanceof PublishError)) return error instanceof Error ? error : new Error(String(error));
   if (error.reason === 'too_large') {
-    return new HttpError('PAYLOAD_TOO_LARGE', 'the event exceeds the largest record the sink accepts', {
+    return new HttpError('record_too_large', 'the event exceeds the largest record the sink accepts', {
       limit: 'the published record',
     });
   }
-  return new HttpError('SERVICE_UNAVAILABLE', 'the event could not be stored; send it again', { reason: error.reason }, {
+  return new HttpError(RETRYABLE_REASON[error.reason], 'the event could not be stored; send it again', {}, {
     'Retry-After': RETRY_AFTER_SECONDS,
   });
 }

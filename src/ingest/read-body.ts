@@ -1,86 +1,106 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../http/errors';
-import type { BodyBudget } from './body-budget';
+import type { BodyLease, Refusal } from './body-budget';
 import { RETRY_AFTER_SECONDS } from './publish-failure';
 
-/** After a 413, the rest of the body is read and dropped for at most this long / this much. */
-const DISCARD_MS = 5000;
-const DISCARD_FACTOR = 16;
+/** The slowest body accepted: at least `limit` bytes in every `windowSeconds` until it ends. */
+export interface MinRate {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface BodyRules {
+  /** Largest body in bytes (413 past it). */
+  limit: number;
+  /** Where the bytes are held (503 or 429 when it has no room). */
+  lease: BodyLease;
+  /** 408 `body_too_slow` below it. */
+  minRate: MinRate;
+  /** 408 `request_timeout` when the body has not ended within this long (REQUEST_TIMEOUT_MS). */
+  timeoutMs: number;
+}
 
 /**
  * Reads the body as raw bytes, refusing it with 413 as soon as it passes `limit`: up front
  * from Content-Length, or while streaming for a chunked body. Nothing past the limit is kept.
- * The bytes count against the process-wide `budget` until the response is done; with the
- * budget spent the request gets 503 (send it again) instead of more memory.
+ * The bytes are taken from `lease` (the fair share of the process-wide body budget): without
+ * room the request gets 503, or 429 past its share (send it again), instead of more memory. A body that arrives
+ * slower than `minRate`, or not done within `timeoutMs`, gets 408: a trickling sender cannot
+ * hold its share, a connection or a shutdown for long (Node enforces its requestTimeout only
+ * while the server is not closing). What a refused sender still sends is dropped by the
+ * error handler (lingering close), never kept.
  */
-export function readRawBody(req: IncomingMessage, res: ServerResponse, limit: number, budget: BodyBudget): Promise<Buffer> {
+export function readRawBody(req: IncomingMessage, rules: BodyRules): Promise<Buffer> {
+  const { limit, lease, minRate } = rules;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
-  let held = 0;
-  res.once('close', () => budget.give(held));
 
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let sizeAtLastCheck = 0;
+    const windowMs = minRate.windowSeconds * 1000;
+    const rateCheck = setInterval(() => {
+      if (size - sizeAtLastCheck < minRate.limit) refuse(tooSlow(minRate));
+      sizeAtLastCheck = size;
+    }, windowMs);
+    const deadline = setTimeout(
+      () => refuse(new HttpError('request_timeout', 'the request did not arrive in time; send it again', { timeoutMs: rules.timeoutMs })),
+      rules.timeoutMs,
+    );
     const cleanup = () => {
+      clearInterval(rateCheck);
+      clearTimeout(deadline);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
-      req.off('aborted', onAborted);
+      req.off('aborted', onError);
     };
     const refuse = (error: HttpError) => {
       cleanup();
       chunks.length = 0;
-      discardRest(req, limit * DISCARD_FACTOR);
+      lease.release();
       reject(error);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) return refuse(tooLarge(limit));
-      if (!budget.tryTake(chunk.length)) return refuse(overBudget());
-      held += chunk.length;
+      const refusal = lease.take(chunk.length);
+      if (refusal) return refuse(noRoom(refusal));
       chunks.push(chunk);
     };
     const onEnd = () => {
       cleanup();
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     };
-    const onError = () => {
-      cleanup();
-      reject(new HttpError('BAD_REQUEST', 'the request body could not be read'));
-    };
-    const onAborted = onError;
+    const onError = () => refuse(new HttpError('body_unreadable', 'the request body could not be read'));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
-    req.on('aborted', onAborted);
+    req.on('aborted', onError);
   });
 }
 
 /**
- * Drops what the sender is still sending so that it gets to read the 413 (closing at once
- * makes many clients fail with EPIPE before they see the answer); a sender that goes on
- * for too long or too much is cut off.
+ * 503 `busy` when the process holds all the body memory it may; 429 `body_share_exceeded` when
+ * this route, workspace or client address holds its share (its own traffic is the cause).
  */
-function discardRest(req: IncomingMessage, maxBytes: number): void {
-  let dropped = 0;
-  const cutOff = () => req.socket.destroy();
-  const timer = setTimeout(cutOff, DISCARD_MS);
-  timer.unref();
-  req.on('data', (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > maxBytes) cutOff();
-  });
-  req.once('close', () => clearTimeout(timer));
-  req.resume();
-}
-
-function overBudget(): HttpError {
-  return new HttpError('SERVICE_UNAVAILABLE', 'too many request bodies in memory; send it again', { reason: 'busy' }, {
-    'Retry-After': RETRY_AFTER_SECONDS,
-  });
+export function noRoom(refusal: Refusal): HttpError {
+  const retry = { 'Retry-After': RETRY_AFTER_SECONDS };
+  if (refusal === 'share') {
+    return new HttpError('body_share_exceeded', 'this route, workspace or client already has its share of request bodies in memory; send it again', {}, retry);
+  }
+  return new HttpError('busy', 'too many request bodies in memory; send it again', {}, retry);
 }
 
 function tooLarge(limit: number): HttpError {
-  return new HttpError('PAYLOAD_TOO_LARGE', `the body exceeds ${limit} bytes`, { limit });
+  return new HttpError('body_too_large', `the body exceeds ${limit} bytes`, { limit });
+}
+
+function tooSlow(minRate: MinRate): HttpError {
+  return new HttpError(
+    'body_too_slow',
+    `the body arrived slower than ${minRate.limit} bytes in ${minRate.windowSeconds} s; send it again`,
+    { minBytes: minRate.limit, windowSeconds: minRate.windowSeconds },
+  );
 }

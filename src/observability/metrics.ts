@@ -1,15 +1,28 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the gauges read at each scrape; set once by the container (watch()). Unset: 0. */
+export interface GaugeSources {
+  queuedRecords(): number;
+  queueMaxRecords: number;
+  bodyBytesInUse(): number;
+  bodyBytesMax: number;
+}
 
 /** All metrics of one process, on their own registry (tests create several apps per process). */
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const sources: Partial<GaugeSources> = {};
   return {
     registry,
+    /** Points the gauges at what they read. */
+    watch(watched: GaugeSources): void {
+      Object.assign(sources, watched);
+    },
     requests: new Counter({
       name: 'igw_http_requests_total',
-      help: 'HTTP requests by route and outcome',
-      labelNames: ['route', 'outcome', 'status'] as const,
+      help: 'HTTP requests by route, outcome and reason (src/http/reasons.ts)',
+      labelNames: ['route', 'outcome', 'reason', 'status'] as const,
       registers: [registry],
     }),
     latency: new Histogram({
@@ -31,6 +44,12 @@ export function createMetrics() {
       buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
       registers: [registry],
     }),
+    batchSeconds: new Histogram({
+      name: 'igw_publish_batch_duration_seconds',
+      help: 'Time from handing a batch to the sink until it acknowledged or failed it',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
     batchFailures: new Counter({
       name: 'igw_publish_batch_failures_total',
       help: 'Batches the sink did not acknowledge',
@@ -47,9 +66,88 @@ export function createMetrics() {
       labelNames: ['store', 'action'] as const,
       registers: [registry],
     }),
+    providerEventsIgnored: new Counter({
+      name: 'igw_provider_events_ignored_total',
+      help: 'Verified provider deliveries whose kind the trigger\'s events globs filter out: answered 200, not published',
+      labelNames: ['provider'] as const,
+      registers: [registry],
+    }),
     foreignChanges: new Counter({
       name: 'igw_whatsapp_foreign_changes_total',
       help: 'WhatsApp changes for a phone number id that is not the channel\'s, not published',
+      registers: [registry],
+    }),
+    queuedRecords: new Gauge({
+      name: 'igw_publish_queue_records',
+      help: 'Records waiting for the sink (not yet in a batch being written)',
+      registers: [registry],
+      collect() {
+        this.set(sources.queuedRecords?.() ?? 0);
+      },
+    }),
+    queueMaxRecords: new Gauge({
+      name: 'igw_publish_queue_max_records',
+      help: 'PUBLISH_QUEUE_MAX: past it requests get 503 queue_full',
+      registers: [registry],
+      collect() {
+        this.set(sources.queueMaxRecords ?? 0);
+      },
+    }),
+    bodyBytesInUse: new Gauge({
+      name: 'igw_body_budget_bytes_in_use',
+      help: 'Request body bytes held in memory right now, across all requests',
+      registers: [registry],
+      collect() {
+        this.set(sources.bodyBytesInUse?.() ?? 0);
+      },
+    }),
+    bodyBytesMax: new Gauge({
+      name: 'igw_body_budget_bytes_max',
+      help: 'MAX_INFLIGHT_BODY_BYTES: past it requests get 503 busy',
+      registers: [registry],
+      collect() {
+        this.set(sources.bodyBytesMax ?? 0);
+      },
+    }),
+    chatItemsSkipped: new Counter({
+      name: 'igw_chat_items_skipped_total',
+      help: 'Items of chat deliveries not published: invalid (unreadable), foreign (for another number or account), ignored (not a chat event)',
+      labelNames: ['provider', 'reason'] as const,
+      registers: [registry],
+    }),
+    ...fileStoreMetrics(registry),
+  };
+}
+
+/** Files by reference (contract §12): what the file store holds and how it answers. */
+function fileStoreMetrics(registry: Registry) {
+  return {
+    fileBytesStored: new Counter({
+      name: 'igw_file_store_bytes_total',
+      help: 'Bytes of file parts stored in the file store (S3)',
+      registers: [registry],
+    }),
+    fileObjects: new Counter({
+      name: 'igw_file_store_objects_total',
+      help: 'Objects stored in the file store (op=stored), and keys cleaned again because their request was not acknowledged (op=cleaned)',
+      labelNames: ['op'] as const,
+      registers: [registry],
+    }),
+    fileStoreFailures: new Counter({
+      name: 'igw_file_store_failures_total',
+      help: 'File store calls that failed or timed out, by operation (put, clean, ping)',
+      labelNames: ['op'] as const,
+      registers: [registry],
+    }),
+    fileUploadSeconds: new Histogram({
+      name: 'igw_file_store_upload_seconds',
+      help: 'Time from the first byte of a file part to its object stored (it follows the sender\'s pace)',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
+    fileCleanupPending: new Gauge({
+      name: 'igw_file_store_cleanup_pending',
+      help: 'Keys of unacknowledged requests still to be deleted (the store failed; retried in the background)',
       registers: [registry],
     }),
   };

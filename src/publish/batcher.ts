@@ -23,24 +23,37 @@ interface Pending {
   record: OutRecord;
   bytes: number;
   call: Call;
+  /** performance.now() when it was queued */
+  at: number;
 }
 
 /** One publish() call: it succeeds when all of its records are acknowledged. */
 interface Call {
   remaining: number;
   settled: boolean;
+  /** Its records still in the queue (not handed to the sink), and their bytes. */
+  queuedRecords: number;
+  queuedBytes: number;
   resolve(): void;
   reject(error: Error): void;
 }
+
+/** Past this many dead entries at the queue's head, the array is compacted. */
+const COMPACT_AFTER = 1024;
 
 /**
  * Gathers records from concurrent requests for a few milliseconds (or until a count or byte
  * bound) and hands them to the sink as one batch, one batch in flight at a time, so that
  * the next batch fills while the sink works. Each caller resumes when its own records are
  * acknowledged and fails alone on its own deadline.
+ *
+ * The queue is an array read from `head`; a failed or timed-out call's records stay in it,
+ * uncounted, and are skipped when a batch is taken, so dropping a call costs O(1).
  */
 export class MicroBatcher {
   private queue: Pending[] = [];
+  private head = 0;
+  private queuedRecords = 0;
   private queuedBytes = 0;
   private timer?: NodeJS.Timeout;
   private writing?: Promise<void>;
@@ -53,7 +66,7 @@ export class MicroBatcher {
   ) {}
 
   get queued(): number {
-    return this.queue.length;
+    return this.queuedRecords;
   }
 
   publish(records: OutRecord[], timeoutMs: number): Promise<void> {
@@ -63,31 +76,37 @@ export class MicroBatcher {
     if (sized.some((s) => s.bytes > this.options.maxRecordBytes)) {
       return Promise.reject(new PublishError('too_large', `record exceeds ${this.options.maxRecordBytes} bytes`));
     }
-    if (this.queue.length + records.length > this.options.queueMax) {
+    if (this.queuedRecords + records.length > this.options.queueMax) {
       return Promise.reject(new PublishError('queue_full', 'publish queue is full'));
     }
     return new Promise<void>((resolve, reject) => {
-      const timeout = setTimeout(() => {
-        settle(call, new PublishError('timeout', `sink did not acknowledge within ${timeoutMs} ms`));
-        this.dropQueued(call);
-      }, timeoutMs);
+      const timeout = setTimeout(
+        () => this.fail(call, new PublishError('timeout', `sink did not acknowledge within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const call: Call = {
         remaining: records.length,
         settled: false,
+        queuedRecords: 0,
+        queuedBytes: 0,
         resolve: () => (clearTimeout(timeout), resolve()),
         reject: (error) => (clearTimeout(timeout), reject(error)),
       };
+      const at = performance.now();
       for (const s of sized) {
-        this.queue.push({ ...s, call });
-        this.queuedBytes += s.bytes;
+        this.queue.push({ ...s, call, at });
+        call.queuedRecords++;
+        call.queuedBytes += s.bytes;
       }
+      this.queuedRecords += call.queuedRecords;
+      this.queuedBytes += call.queuedBytes;
       this.schedule();
     });
   }
 
   /** Sends what is queued now and resolves when nothing is queued or being written. */
   async flush(): Promise<void> {
-    while (this.queue.length > 0 || this.writing) {
+    while (this.queuedRecords > 0 || this.writing) {
       if (!this.writing) this.drain();
       await this.writing;
     }
@@ -99,42 +118,79 @@ export class MicroBatcher {
     await this.flush();
   }
 
+  /**
+   * A batch lingers from its oldest record's arrival, not from the end of the previous write:
+   * records that queued up while a write was under way have been waiting already.
+   */
   private schedule(): void {
-    if (this.writing) return; // the running write drains again when it ends
-    const full = this.queue.length >= this.options.maxRecords || this.queuedBytes >= this.options.maxBytes;
-    if (full || this.options.lingerMs === 0) {
+    if (this.writing || this.queuedRecords === 0) return; // the running write drains again when it ends
+    this.skipDropped();
+    const full = this.queuedRecords >= this.options.maxRecords || this.queuedBytes >= this.options.maxBytes;
+    const left = this.options.lingerMs - (performance.now() - this.queue[this.head].at);
+    if (full || left <= 0) {
       this.drain();
     } else {
-      this.timer ??= setTimeout(() => this.drain(), this.options.lingerMs);
+      this.timer ??= setTimeout(() => this.drain(), left);
     }
   }
 
   private drain(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.writing || this.queue.length === 0) return;
-    const batch = this.takeBatch();
-    this.writing = this.write(batch).finally(() => {
+    if (this.writing || this.queuedRecords === 0) return;
+    this.writing = this.writeNext().finally(() => {
       this.writing = undefined;
-      if (this.queue.length > 0) this.schedule();
+      this.schedule();
     });
   }
 
-  private takeBatch(): Pending[] {
-    let count = 0;
-    let bytes = 0;
-    while (
-      count < this.queue.length &&
-      count < this.options.maxRecords &&
-      (count === 0 || bytes + this.queue[count].bytes <= this.options.maxBytes)
-    ) {
-      bytes += this.queue[count].bytes;
-      count++;
+  /** The next batch, taken once the sink can send it (or failed unsent if it cannot). */
+  private async writeNext(): Promise<void> {
+    if (this.sink.ready) {
+      try {
+        await this.sink.ready();
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        for (const p of this.takeBatch()) this.fail(p.call, failure);
+        return;
+      }
     }
-    const batch = this.queue.slice(0, count);
-    this.queue = this.queue.slice(count);
+    const batch = this.takeBatch();
+    if (batch.length > 0) await this.write(batch);
+  }
+
+  private takeBatch(): Pending[] {
+    const batch: Pending[] = [];
+    let bytes = 0;
+    while (this.head < this.queue.length && batch.length < this.options.maxRecords) {
+      const next = this.queue[this.head];
+      if (next.call.settled) {
+        this.head++; // dropped: already uncounted
+        continue;
+      }
+      if (batch.length > 0 && bytes + next.bytes > this.options.maxBytes) break;
+      batch.push(next);
+      bytes += next.bytes;
+      next.call.queuedRecords--;
+      next.call.queuedBytes -= next.bytes;
+      this.head++;
+    }
+    this.queuedRecords -= batch.length;
     this.queuedBytes -= bytes;
+    this.skipDropped();
     return batch;
+  }
+
+  /** Moves `head` past dropped records and compacts the array once its dead head is large. */
+  private skipDropped(): void {
+    while (this.head < this.queue.length && this.queue[this.head].call.settled) this.head++;
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    } else if (this.head > COMPACT_AFTER && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
   }
 
   private async write(batch: Pending[]): Promise<void> {
@@ -143,32 +199,21 @@ export class MicroBatcher {
     try {
       await this.withWriteTimeout(this.sink.write(batch.map((p) => p.record)));
       this.observer?.batchWritten(batch.length, bytes, performance.now() - started, true);
-      for (const p of batch) if (--p.call.remaining === 0) settle(p.call);
+      for (const p of batch) if (--p.call.remaining === 0) this.succeed(p.call);
     } catch (error) {
       this.observer?.batchWritten(batch.length, bytes, performance.now() - started, false);
-      const failed = new Set<Call>();
       if (error instanceof PartialWriteError) {
         // Only the records named failed; the rest of the batch was acknowledged.
         batch.forEach((p, i) => {
           const failure = error.failures.get(i);
-          if (failure) {
-            failed.add(p.call);
-            settle(p.call, failure);
-          } else if (--p.call.remaining === 0) {
-            settle(p.call);
-          }
+          if (failure) this.fail(p.call, failure);
+          else if (--p.call.remaining === 0) this.succeed(p.call);
         });
       } else {
-        const failure =
-          error instanceof PublishError ? error : new PublishError('unavailable', `sink ${this.sink.name} failed`);
-        for (const p of batch) {
-          failed.add(p.call);
-          settle(p.call, failure);
-        }
+        // A PublishError is the sink's answer ("send it again", or too large); anything else
+        // is a bug, and reaches the callers as it is (a 500, never "retry later").
+        for (const p of batch) this.fail(p.call, error instanceof Error ? error : new Error(String(error)));
       }
-      // A failed call's records that are still queued (a call larger than one batch) are not
-      // sent: its sender was told to send it all again.
-      for (const call of failed) this.dropQueued(call);
     }
   }
 
@@ -182,20 +227,26 @@ export class MicroBatcher {
     return Promise.race([write, timeout]).finally(() => clearTimeout(timer));
   }
 
-  /** A timed-out or failed call's records that were not handed to the sink yet are not sent at all. */
-  private dropQueued(call: Call): void {
-    const kept = this.queue.filter((p) => p.call !== call);
-    if (kept.length === this.queue.length) return;
-    this.queuedBytes = kept.reduce((sum, p) => sum + p.bytes, 0);
-    this.queue = kept;
+  private succeed(call: Call): void {
+    if (call.settled) return;
+    call.settled = true;
+    call.resolve();
   }
-}
 
-function settle(call: Call, error?: Error): void {
-  if (call.settled) return;
-  call.settled = true;
-  if (error) call.reject(error);
-  else call.resolve();
+  /**
+   * Rejects a call once. Its records that were not handed to the sink yet (a call larger than
+   * one batch, or one that timed out while queued) are not sent at all: its sender was told
+   * to send it all again. They stay in the array, uncounted, until a batch skips them.
+   */
+  private fail(call: Call, error: Error): void {
+    if (call.settled) return;
+    call.settled = true;
+    this.queuedRecords -= call.queuedRecords;
+    this.queuedBytes -= call.queuedBytes;
+    call.queuedRecords = 0;
+    call.queuedBytes = 0;
+    call.reject(error);
+  }
 }
 
 export function recordBytes(record: OutRecord): number {

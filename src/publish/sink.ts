@@ -9,15 +9,30 @@ export interface OutRecord {
   value: string;
 }
 
+/** What a sink knows of a topic it writes to. */
+export const TOPIC_STATES = ['present', 'missing', 'unauthorized', 'unknown'] as const;
+export type TopicState = (typeof TOPIC_STATES)[number];
+
 /**
  * Where records end up. write() resolves only once every record of the batch is durably
  * acknowledged (fsync'd, or acked by all in-sync Kafka replicas) and rejects otherwise;
  * a rejection means none of the batch may be reported as accepted, except a
  * PartialWriteError, which names the records that failed: every other one was acknowledged.
+ * A failure of what the sink writes to is a PublishError (or a PartialWriteError of them);
+ * anything else it throws is a bug.
  */
 export interface Sink extends Lifecycle {
   readonly name: string;
   write(records: OutRecord[]): Promise<void>;
+  /**
+   * Resolves when a write can be sent now; rejects with a PublishError when it cannot (the
+   * batch then fails without being sent). The batcher asks before it takes a batch, so that a
+   * sink waiting for its broker holds records in the queue, where those whose senders gave up
+   * are dropped, rather than in a batch that would be sent late.
+   */
+  ready?(): Promise<void>;
+  /** The topics a sink checks (Kafka: both configured topics), for /readyz and the metrics. */
+  topics?(): Record<string, TopicState>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { rateLimit, type RateLimitInfo, type Store } from 'express-rate-limit';
 import { HttpError } from '../http/errors';
+import { AuthFailureThrottle } from './auth-failures';
 
 export type BucketKind = 'trigger' | 'channel' | 'workspace';
 
@@ -56,7 +57,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
   }
 
   /** Counts the request against every bucket; rejects with 429 when any one is exhausted. */
-  return async function enforce(req: Request, res: Response, buckets: Bucket[]): Promise<void> {
+  async function enforce(req: Request, res: Response, buckets: Bucket[]): Promise<void> {
     const locals = res.locals as Locals;
     locals.buckets = {};
     for (const bucket of buckets) locals.buckets[bucket.kind] = bucket;
@@ -71,7 +72,10 @@ export function createRateLimiter(options: RateLimiterOptions) {
     }
     const tightest = infos.reduce<RateLimitInfo | undefined>((a, b) => (!a || b.remaining < a.remaining ? b : a), undefined);
     if (tightest) setRateLimitHeaders(res, tightest);
-  };
+  }
+
+  // Failed authentications are counted in the same kind of store, never in a tenant's buckets.
+  return Object.assign(enforce, { authFailures: new AuthFailureThrottle(options.storeFor, options.onStoreError) });
 }
 
 function bucketOf(res: Response, kind: BucketKind): Bucket {
@@ -98,7 +102,7 @@ function setRateLimitHeaders(res: Response, info: RateLimitInfo): void {
 function rateLimited(info: RateLimitInfo): HttpError {
   const reset = info.resetTime ?? new Date(Date.now() + 1000);
   const seconds = Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000));
-  return new HttpError('RATE_LIMITED', 'too many requests', { retryAfter: reset.toISOString() }, {
+  return new HttpError('rate_limited', 'too many requests', { retryAfter: reset.toISOString() }, {
     'Retry-After': String(seconds),
   });
 }

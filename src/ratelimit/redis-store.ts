@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ClientRateLimitInfo, IncrementResponse, Options, Store } from 'express-rate-limit';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../redis/connection';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 
 const isNoScript = (error: unknown) => error instanceof Error && /^NOSCRIPT(?:\s|$)/.test(error.message);
@@ -26,7 +26,7 @@ const isNoScript = (error: unknown) => error instanceof Error && /^NOSCRIPT(?:\s
  * While Redis is unreachable increment() rejects within the connection's command timeout;
  * the limiter (passOnStoreError: true) lets the request through.
  */
-export function createRedisRateLimitStore(client: Redis, prefix: string): Store {
+export function createRedisRateLimitStore(client: RedisClient, prefix: string): Store {
   const scripts = new Map<string, string>();
 
   const sendCommand = async (...args: string[]): Promise<RedisReply> => {

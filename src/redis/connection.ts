@@ -1,6 +1,12 @@
-import Redis, { type RedisOptions } from 'ioredis';
+import type { ConnectionOptions } from 'node:tls';
+import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Lifecycle } from '../lifecycle';
 import type { Logger } from '../observability/logger';
+import { urlCredentials } from '../secrets/url';
+import { isCluster, type RedisClusterTarget, type RedisTarget } from './target';
+
+/** A client of one Redis or of a Redis Cluster: the stores use only what both offer. */
+export type RedisClient = Redis | Cluster;
 
 /** Longest pause between two reconnect attempts (plus up to 100 ms of jitter). */
 const MAX_RECONNECT_DELAY_MS = 1000;
@@ -10,7 +16,8 @@ const ERROR_LOG_EVERY_MS = 10_000;
 type Role = 'client' | 'subscriber';
 
 /**
- * One Redis server for the whole process: `client` for commands, `subscriber()` for pub/sub.
+ * One Redis server (or one Redis Cluster) for the whole process: `client` for commands,
+ * `subscriber()` for pub/sub.
  *
  * Built so that a dead or unreachable Redis never holds a request:
  * - no offline queue: a command sent while disconnected is refused at once;
@@ -20,10 +27,17 @@ type Role = 'client' | 'subscriber';
  * - `maxRetriesPerRequest: 0` and no resend of unanswered commands: a command cut by a
  *   disconnect fails instead of running again later (an INCR must not count twice).
  * Meanwhile it reconnects forever in the background with a bounded backoff.
+ *
+ * On a cluster the same holds for every node connection, and a command is never sent again
+ * after its connection was lost (`retryDelayOnFailover: 0`) nor held while the cluster is down
+ * (`retryDelayOnClusterDown: 0`). MOVED and ASK redirections are followed: the node that
+ * answers them did not run the command.
  */
 export class RedisConnection implements Lifecycle {
-  readonly client: Redis;
-  private sub?: Redis;
+  readonly client: RedisClient;
+  /** True for a Redis Cluster: keys used together carry one hash tag (see registryKeys). */
+  readonly isCluster: boolean;
+  private sub?: RedisClient;
   private closed = false;
   private started = false;
   private readonly target: string;
@@ -35,16 +49,26 @@ export class RedisConnection implements Lifecycle {
   private restartTimers = new Set<NodeJS.Timeout>();
 
   constructor(
-    url: string,
+    /** A redis:// or rediss:// URL, or a cluster's seed nodes (see redisTarget). */
+    target: RedisTarget,
     private readonly timeoutMs: number,
     private readonly logger: Logger,
+    /** For TLS (see redisTlsOptions); ioredis alone would use the system CAs only. */
+    private readonly tls?: ConnectionOptions,
   ) {
-    const parsed = new URL(url);
-    this.secrets = [decodeURIComponent(parsed.password), parsed.password, parsed.searchParams.get('password') ?? ''].filter(
-      (secret) => secret.length > 0,
-    );
-    this.target = `${parsed.protocol}//${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
-    this.client = new Redis(url, this.options('client'));
+    if (isCluster(target)) {
+      this.isCluster = true;
+      this.secrets = target.password ? [target.password] : [];
+      const scheme = target.tls ? 'rediss' : 'redis';
+      this.target = `${scheme}-cluster://${target.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+      this.client = new Cluster(target.nodes, this.clusterOptions('client', target));
+    } else {
+      this.isCluster = false;
+      const parsed = new URL(target);
+      this.secrets = urlCredentials(target);
+      this.target = `${parsed.protocol}//${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname}`;
+      this.client = new Redis(target, this.options('client'));
+    }
     this.watch(this.client, 'client');
   }
 
@@ -77,17 +101,23 @@ export class RedisConnection implements Lifecycle {
 
   /** True while the command connection is up (and its socket not already ended by the server). */
   get isReady(): boolean {
-    return !this.closed && this.client.status === 'ready' && this.client.stream?.writable === true;
+    if (this.closed || this.client.status !== 'ready') return false;
+    return this.client instanceof Cluster || this.client.stream?.writable === true;
   }
 
   /**
    * The pub/sub connection, created on first use. Unlike `client` it queues commands while
    * disconnected (a SUBSCRIBE must not be lost) and resubscribes by itself after a reconnect.
    */
-  subscriber(): Redis {
+  subscriber(): RedisClient {
     if (this.closed) throw new Error('redis: closed');
     if (!this.sub) {
-      this.sub = this.client.duplicate(this.options('subscriber'));
+      // A cluster subscribes through one node of its choice (PUBLISH reaches every node) and
+      // moves to another node, subscriptions and all, when that one goes away.
+      this.sub =
+        this.client instanceof Cluster
+          ? this.client.duplicate([], this.clusterOptions('subscriber'))
+          : this.client.duplicate(this.options('subscriber'));
       this.watch(this.sub, 'subscriber');
       if (this.sub.status === 'wait') this.sub.connect().catch(() => undefined);
     }
@@ -100,10 +130,10 @@ export class RedisConnection implements Lifecycle {
     this.closed = true;
     for (const timer of this.restartTimers) clearTimeout(timer);
     this.restartTimers.clear();
-    await Promise.all([this.client, this.sub].filter((c): c is Redis => c !== undefined).map((c) => this.end(c)));
+    await Promise.all([this.client, this.sub].filter((c): c is RedisClient => c !== undefined).map((c) => this.end(c)));
   }
 
-  private async end(connection: Redis): Promise<void> {
+  private async end(connection: RedisClient): Promise<void> {
     if (connection.status === 'ready') {
       let timer: NodeJS.Timeout | undefined;
       const quit = connection.quit().then(
@@ -139,6 +169,7 @@ export class RedisConnection implements Lifecycle {
         Math.min(50 * 2 ** Math.min(times, 10), MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100),
       reconnectOnError: (error: Error) => error.message.startsWith('READONLY'),
       connectionName: role === 'client' ? 'ingress-gateway' : 'ingress-gateway-sub',
+      ...(this.tls && { tls: this.tls }),
     };
     if (role === 'subscriber') {
       return {
@@ -160,9 +191,33 @@ export class RedisConnection implements Lifecycle {
     };
   }
 
-  private watch(connection: Redis, role: Role): void {
+  /**
+   * The same behaviour on a cluster: the node connections get the options of `options(role)`;
+   * the cluster itself neither queues nor resends (see the class comment).
+   */
+  private clusterOptions(role: Role, target?: RedisClusterTarget): ClusterOptions {
+    const { retryStrategy, enableOfflineQueue, enableAutoPipelining, ...node } = this.options(role);
+    return {
+      lazyConnect: true,
+      enableOfflineQueue,
+      enableAutoPipelining,
+      clusterRetryStrategy: retryStrategy as ClusterOptions['clusterRetryStrategy'],
+      retryDelayOnFailover: role === 'client' ? 0 : 100,
+      retryDelayOnClusterDown: role === 'client' ? 0 : 100,
+      slotsRefreshTimeout: Math.max(this.timeoutMs, 1000),
+      // With TLS the seed nodes keep their names, which their certificates carry.
+      ...(this.tls && { dnsLookup: (address: string, callback: (error: null, address: string) => void) => callback(null, address) }),
+      redisOptions: {
+        ...node,
+        ...(target?.username && { username: target.username }),
+        ...(target?.password && { password: target.password }),
+      },
+    };
+  }
+
+  private watch(connection: RedisClient, role: Role): void {
     const state = this.logState[role];
-    connection.on('error', (error: unknown) => {
+    const onError = (error: unknown) => {
       if (this.closed) return;
       const now = Date.now();
       if (!state.down || now - state.lastLogAt >= ERROR_LOG_EVERY_MS) {
@@ -176,7 +231,10 @@ export class RedisConnection implements Lifecycle {
         state.suppressed += 1;
       }
       state.down = true;
-    });
+    };
+    connection.on('error', onError);
+    // A cluster reports what happens to each node connection separately.
+    if (connection instanceof Cluster) connection.on('node error', onError);
     connection.on('ready', () => {
       if (state.down) this.logger.info({ redis: this.target, connection: role }, 'redis reconnected');
       else this.logger.debug({ redis: this.target, connection: role }, 'redis connected');

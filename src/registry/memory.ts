@@ -12,6 +12,12 @@ export class MemoryCollection<T> implements Collection<T> {
     this.items.set(id, value);
   }
 
+  async putIfAbsent(id: string, value: T): Promise<boolean> {
+    if (this.items.has(id)) return false;
+    this.items.set(id, value);
+    return true;
+  }
+
   async delete(id: string): Promise<boolean> {
     return this.items.delete(id);
   }
@@ -29,7 +35,16 @@ export class MemoryCollection<T> implements Collection<T> {
 export class MemoryRegistry implements Registry {
   readonly triggers = new MemoryCollection<StoredTrigger>();
   readonly channels = new MemoryCollection<StoredChannel>();
+  private fileHash?: string;
   async start(): Promise<void> {}
   async ping(): Promise<void> {}
   async close(): Promise<void> {}
+
+  async appliedFileHash(): Promise<string | undefined> {
+    return this.fileHash;
+  }
+
+  async setAppliedFileHash(hash: string): Promise<void> {
+    this.fileHash = hash;
+  }
 }

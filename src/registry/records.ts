@@ -1,43 +1,69 @@
+import { publicProvider, toStoredProvider } from '../providers/trigger-field';
 import { sha256Hex } from '../security';
 import type { ChannelInput, StoredChannel, StoredTrigger, TriggerInput } from './schemas';
 
 export function toStoredTrigger(input: TriggerInput, now = new Date()): StoredTrigger {
-  const { auth, ...rest } = input;
+  const { auth, provider, ...rest } = input;
   return {
     ...rest,
     ...(auth && { auth: { tokenHash: sha256Hex(auth.token), ...(auth.header && { header: auth.header }) } }),
+    ...(provider && { provider: toStoredProvider(provider) }),
     updatedAt: now.toISOString(),
   };
 }
 
 export function toStoredChannel(input: ChannelInput, now = new Date()): StoredChannel {
+  const updatedAt = now.toISOString();
+  if (input.provider !== 'whatsapp') return { ...input, updatedAt };
   const { verifyToken, ...rest } = input;
-  return { ...rest, verifyTokenHash: sha256Hex(verifyToken), updatedAt: now.toISOString() };
+  return { ...rest, verifyTokenHash: sha256Hex(verifyToken), updatedAt };
 }
 
 export function webhookUrl(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}/api/webhooks/trigger/${path}`;
+  return `${withoutTrailingSlashes(baseUrl)}/api/webhooks/trigger/${path}`;
+}
+
+/**
+ * `base` without the slashes it ends with. Not `/\/+$/`: the base comes from the Host header,
+ * and that regex retries from every slash of a run (16k slashes took 191 ms); this is linear.
+ */
+export function withoutTrailingSlashes(base: string): string {
+  let end = base.length;
+  while (end > 0 && base.charCodeAt(end - 1) === 0x2f) end--;
+  return base.slice(0, end);
 }
 
 /** A trigger as the admin API shows it: never the token or its hash. */
 export function publicTrigger(path: string, trigger: StoredTrigger, baseUrl: string) {
-  const { auth, ...rest } = trigger;
+  const { auth, provider, ...rest } = trigger;
   return {
     path,
     url: webhookUrl(baseUrl, path),
     ...rest,
     ...(auth && { auth: { header: auth.header ?? 'authorization', tokenSet: true } }),
+    ...(provider && { provider: publicProvider(provider) }),
   };
 }
 
-/** A channel as the admin API shows it: never the verify token or the app secret. */
+export function channelUrl(baseUrl: string, provider: StoredChannel['provider'], channelId: string): string {
+  return `${withoutTrailingSlashes(baseUrl)}/api/channels/${provider}/${channelId}`;
+}
+
+/** A channel as the admin API shows it: never a secret (verify token, app secret, auth token, secret token). */
 export function publicChannel(channelId: string, channel: StoredChannel, baseUrl: string) {
-  const { verifyTokenHash: _verify, appSecret: _secret, ...rest } = channel;
-  return {
-    channelId,
-    url: `${baseUrl.replace(/\/+$/, '')}/api/channels/whatsapp/${channelId}`,
-    ...rest,
-    verifyTokenSet: true,
-    appSecretSet: true,
-  };
+  const url = channelUrl(baseUrl, channel.provider, channelId);
+  switch (channel.provider) {
+    case 'whatsapp': {
+      const { verifyTokenHash: _verify, appSecret: _secret, ...rest } = channel;
+      return { channelId, url, ...rest, verifyTokenSet: true, appSecretSet: true };
+    }
+    case 'twilio': {
+      const { authToken: _token, ...rest } = channel;
+      return { channelId, url, ...rest, authTokenSet: true };
+    }
+    case 'telegram': {
+      const { secretToken: _secret, ...rest } = channel;
+      return { channelId, url, ...rest, secretTokenSet: true };
+    }
+  }
 }

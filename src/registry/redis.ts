@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type Redis from 'ioredis';
 import type { Logger } from '../observability/logger';
 import { StoreUnavailableError } from '../store-error';
-import type { RedisConnection } from '../redis/connection';
+import type { RedisClient, RedisConnection } from '../redis/connection';
+import { SecretUnreadableError, type SecretsCipher } from '../secrets/cipher';
+import { SECRET_FIELDS } from '../secrets/fields';
+import { SealedFields } from '../secrets/sealed-fields';
+import { RegistryCache, type RegistryCacheLimits } from './cache';
+import { ChangeTracker } from './change-tracker';
 import type { Collection, Page, Registry } from './registry';
 import type { StoredChannel, StoredTrigger } from './schemas';
 
@@ -10,20 +14,86 @@ type Kind = 'triggers' | 'channels';
 
 export interface RedisRegistryOptions {
   /**
-   * How long one process trusts a cached read (a value or "not found") without asking Redis.
-   * Default 800 ms; see the comment on RedisRegistry for why it stays under 1 s.
+   * How long a cached read (a value or "not found") is trusted without a newer confirmation
+   * that no change was missed. Default 800 ms; see the comment on RedisRegistry.
    */
   cacheTtlMs?: number;
-  /** Most entries kept per collection (oldest dropped first). Default 10 000. */
+  /** How often the change counter is polled. Default a quarter of cacheTtlMs. */
+  confirmEveryMs?: number;
+  /** Most ids found kept per collection (least recently used dropped first). Default 100 000. */
   maxCacheEntries?: number;
+  /** Most ids not found kept per collection. Default 10 000. */
+  maxMissingEntries?: number;
+  /** Seals SECRET_FIELDS at rest (SECRETS_KEY); without it they are stored as they are. */
+  cipher?: SecretsCipher;
 }
 
-interface CacheEntry<T> {
-  value: T | undefined;
-  expiresAt: number;
+/**
+ * The registry's keys. A change writes a collection's hash and id set and the version counter
+ * in one script, so on a Redis Cluster they share the hash tag `{registry}` (one slot). On a
+ * single Redis the names stay as they always were: no rename on upgrade.
+ */
+export function registryKeys(prefix: string, clustered: boolean) {
+  const base = `${prefix}${clustered ? '{registry}' : 'registry'}`;
+  return {
+    hash: (kind: Kind) => `${base}:${kind}`,
+    ids: (kind: Kind) => `${base}:${kind}:ids`,
+    version: `${base}:version`,
+    fileHash: `${base}:triggers-file:sha256`,
+    /** A pub/sub channel, not a key: no slot. */
+    changes: `${prefix}registry:changes`,
+  };
+}
+
+type RegistryKeys = ReturnType<typeof registryKeys>;
+
+/** How many stored records a reseal pass looked at, rewrote, and could not open. */
+export interface ResealReport {
+  checked: number;
+  resealed: number;
+  unreadable: number;
 }
 
 const STALE_WARN_EVERY_MS = 10_000;
+const UNREADABLE_LOG_EVERY_MS = 10_000;
+const RESEAL_PAGE = 200;
+
+/** Replaces a value only if it is still the one that was read (another process may have written since). */
+const COMPARE_AND_SET = `
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  return 1
+end
+return 0`;
+
+/**
+ * A put ('put'), create-if-absent ('putnx') or delete ('del'): the hash, the id set, and for
+ * a real change the version counter and the change message carrying the new version.
+ * KEYS: hash, ids, version. ARGV: op, id, value, channel, message without its closing brace.
+ * Returns { changed (0/1), version (0 when nothing changed) }.
+ */
+const WRITE = `
+local changed
+if ARGV[1] == 'del' then
+  changed = redis.call('HDEL', KEYS[1], ARGV[2])
+  redis.call('ZREM', KEYS[2], ARGV[2])
+else
+  if ARGV[1] == 'put' then
+    redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+    changed = 1
+  else
+    changed = redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3])
+  end
+  redis.call('ZADD', KEYS[2], 0, ARGV[2])
+end
+if changed == 0 then return {0, 0} end
+local version = redis.call('INCR', KEYS[3])
+redis.call('PUBLISH', ARGV[4], ARGV[5] .. ',"version":' .. version .. '}')
+return {1, version}`;
+
+interface WriteCommand {
+  igwRegistryWrite(hash: string, ids: string, version: string, op: 'put' | 'putnx' | 'del', id: string, value: string, channel: string, message: string): Promise<[number, number]>;
+}
 
 function redisError(error: unknown): StoreUnavailableError {
   const message = error instanceof Error ? error.message : String(error);
@@ -34,34 +104,42 @@ function redisError(error: unknown): StoreUnavailableError {
  * One collection: values as JSON in one hash (`<prefix>registry:<kind>`), ids in a sorted set
  * with every score 0 (`<prefix>registry:<kind>:ids`) so ZRANGEBYLEX pages them in id order
  * with a stable cursor (the last id of the page), whatever is added or removed in between.
+ * Secret fields are sealed in the JSON (SealedFields) and opened when read; the cache holds
+ * them open, in this process's memory only.
  */
 export class RedisCollection<T> implements Collection<T> {
-  private readonly cache = new Map<string, CacheEntry<T>>();
+  private readonly cache: RegistryCache<T>;
   private readonly pending = new Map<string, Promise<T | undefined>>();
   /** Bumped by every invalidation: a read that raced one is returned but not cached. */
   private generation = 0;
   private lastStaleWarnAt = 0;
+  private readonly unreadableLoggedAt = new Map<string, number>();
   private readonly hashKey: string;
   private readonly idsKey: string;
+  private readonly writes: WriteCommand;
 
   constructor(
-    private readonly client: Redis,
-    private readonly kind: Kind,
-    prefix: string,
-    private readonly channel: string,
+    private readonly client: RedisClient,
+    readonly kind: Kind,
+    private readonly keys: RegistryKeys,
     /** This process's id in the change messages, so it skips its own (already applied). */
     private readonly origin: string,
-    private readonly ttlMs: number,
-    private readonly maxEntries: number,
+    private readonly tracker: ChangeTracker,
+    ttlMs: number,
+    limits: RegistryCacheLimits,
     private readonly logger: Logger,
+    private readonly fields: SealedFields = new SealedFields(kind, []),
   ) {
-    this.hashKey = `${prefix}registry:${kind}`;
-    this.idsKey = `${prefix}registry:${kind}:ids`;
+    this.hashKey = keys.hash(kind);
+    this.idsKey = keys.ids(kind);
+    this.cache = new RegistryCache(tracker, ttlMs, limits);
+    client.defineCommand('igwRegistryWrite', { numberOfKeys: 3, lua: WRITE });
+    this.writes = client as unknown as WriteCommand;
   }
 
   async get(id: string): Promise<T | undefined> {
-    const cached = this.cache.get(id);
-    if (cached && cached.expiresAt > Date.now()) return cached.value;
+    const cached = this.cache.fresh(id, Date.now());
+    if (cached) return cached.value;
     // Concurrent misses of one id (a flood on one path) share a single HGET.
     let read = this.pending.get(id);
     if (!read) {
@@ -76,26 +154,36 @@ export class RedisCollection<T> implements Collection<T> {
   }
 
   async put(id: string, value: T): Promise<void> {
-    await this.exec(
-      this.client
-        .multi()
-        .hset(this.hashKey, id, JSON.stringify(value))
-        .zadd(this.idsKey, 0, id)
-        .publish(this.channel, this.message(id)),
-    );
-    this.invalidate(id);
+    await this.write('put', id, this.encode(id, value));
+  }
+
+  async putIfAbsent(id: string, value: T): Promise<boolean> {
+    return this.write('putnx', id, this.encode(id, value));
   }
 
   async delete(id: string): Promise<boolean> {
-    const replies = await this.exec(
-      this.client
-        .multi()
-        .hdel(this.hashKey, id)
-        .zrem(this.idsKey, id)
-        .publish(this.channel, this.message(id)),
-    );
-    this.invalidate(id);
-    return Number(replies[0]) > 0;
+    return this.write('del', id, '');
+  }
+
+  /** Cached ids, found and not found (for tests and the bench). */
+  get cached(): { found: number; missing: number } {
+    return this.cache.size;
+  }
+
+  private async write(op: 'put' | 'putnx' | 'del', id: string, value: string): Promise<boolean> {
+    let changed: number;
+    let version: number;
+    try {
+      const message = JSON.stringify({ kind: this.kind, id, origin: this.origin }).slice(0, -1);
+      [changed, version] = await this.writes.igwRegistryWrite(this.hashKey, this.idsKey, this.keys.version, op, id, value, this.keys.changes, message);
+    } catch (error) {
+      throw redisError(error);
+    }
+    if (changed === 1) {
+      this.invalidate(id);
+      this.tracker.apply(Number(version));
+    }
+    return changed === 1;
   }
 
   /** Straight from Redis (the admin API's listing is never served from the cache). */
@@ -109,16 +197,75 @@ export class RedisCollection<T> implements Collection<T> {
       pageIds.forEach((id, i) => {
         const raw = raws[i];
         // Deleted between the two reads: left out, the cursor still moves past it.
-        if (raw !== null && raw !== undefined) items.push({ id, value: JSON.parse(raw) as T });
+        if (raw !== null && raw !== undefined) items.push({ id, value: this.decode(id, raw) });
       });
       return { items, nextCursor: ids.length > limit ? pageIds[pageIds.length - 1] : null };
     } catch (error) {
+      if (error instanceof SecretUnreadableError) throw error;
       throw redisError(error);
     }
   }
 
-  private message(id: string): string {
-    return JSON.stringify({ kind: this.kind, id, origin: this.origin });
+  /**
+   * Rewrites every stored record whose secrets are in clear or sealed under an older key so
+   * they are sealed under the current one (after SECRETS_KEY is first set, or rotated). Each
+   * rewrite is a compare-and-set, so a change made meanwhile by the admin API is never undone;
+   * several processes may run it at once. The cached (open) values stay valid.
+   */
+  async resealStored(shouldStop: () => boolean = () => false): Promise<ResealReport> {
+    const report: ResealReport = { checked: 0, resealed: 0, unreadable: 0 };
+    let min = '-';
+    for (;;) {
+      if (shouldStop()) return report;
+      const ids = await this.client.zrangebylex(this.idsKey, min, '+', 'LIMIT', 0, RESEAL_PAGE);
+      if (ids.length === 0) return report;
+      const raws = await this.client.hmget(this.hashKey, ...ids);
+      for (const [i, id] of ids.entries()) {
+        const raw = raws[i];
+        if (raw === null || raw === undefined) continue;
+        report.checked += 1;
+        const stored: unknown = JSON.parse(raw);
+        if (!this.fields.needsReseal(stored)) continue;
+        let value: T;
+        try {
+          value = this.fields.open(id, stored) as T;
+        } catch (error) {
+          if (!(error instanceof SecretUnreadableError)) throw error;
+          report.unreadable += 1;
+          this.logUnreadable(id, error);
+          continue;
+        }
+        const written = await this.client.eval(COMPARE_AND_SET, 1, this.hashKey, id, raw, this.encode(id, value));
+        if (written === 1) report.resealed += 1;
+      }
+      min = `(${ids[ids.length - 1]}`;
+    }
+  }
+
+  private encode(id: string, value: T): string {
+    return JSON.stringify(this.fields.seal(id, value));
+  }
+
+  /** Throws SecretUnreadableError (logged) for a secret no key of this process opens. */
+  private decode(id: string, raw: string): T {
+    try {
+      return this.fields.open(id, JSON.parse(raw)) as T;
+    } catch (error) {
+      if (error instanceof SecretUnreadableError) this.logUnreadable(id, error);
+      throw error;
+    }
+  }
+
+  /** Once per id per 10 s: a sender retrying against a broken record must not flood the log. */
+  private logUnreadable(id: string, error: SecretUnreadableError): void {
+    const now = Date.now();
+    if (now - (this.unreadableLoggedAt.get(id) ?? 0) < UNREADABLE_LOG_EVERY_MS) return;
+    if (this.unreadableLoggedAt.size >= 1000) this.unreadableLoggedAt.clear();
+    this.unreadableLoggedAt.set(id, now);
+    this.logger.error(
+      { collection: this.kind, id, kid: error.kid, err: { message: error.message } },
+      'registry: a stored secret cannot be opened; set the key that sealed it as SECRETS_KEY or SECRETS_KEY_PREVIOUS, or store the record again',
+    );
   }
 
   /** Drops one cached entry (and any read in flight for it, which may predate the change). */
@@ -131,7 +278,7 @@ export class RedisCollection<T> implements Collection<T> {
   /** Every entry must be read again, but stays usable as the fallback while Redis is down. */
   expireAll(): void {
     this.generation += 1;
-    for (const entry of this.cache.values()) entry.expiresAt = 0;
+    this.cache.expireAll();
     this.pending.clear();
   }
 
@@ -149,25 +296,16 @@ export class RedisCollection<T> implements Collection<T> {
     try {
       raw = await this.client.hget(this.hashKey, id);
     } catch (error) {
-      const stale = this.cache.get(id);
+      const stale = this.cache.any(id);
       if (stale) {
         this.warnStale(error);
         return stale.value;
       }
       throw redisError(error);
     }
-    const value = raw === null ? undefined : (JSON.parse(raw) as T);
-    if (generation === this.generation) this.remember(id, value, sentAt + this.ttlMs);
+    const value = raw === null ? undefined : this.decode(id, raw);
+    if (generation === this.generation) this.cache.remember(id, value, sentAt);
     return value;
-  }
-
-  private remember(id: string, value: T | undefined, expiresAt: number): void {
-    this.cache.delete(id);
-    this.cache.set(id, { value, expiresAt });
-    if (this.cache.size > this.maxEntries) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
   }
 
   private warnStale(error: unknown): void {
@@ -179,38 +317,32 @@ export class RedisCollection<T> implements Collection<T> {
       'registry: redis unreachable, serving cached entries',
     );
   }
-
-  private async exec(multi: ReturnType<Redis['multi']>): Promise<unknown[]> {
-    let replies: Array<[Error | null, unknown]> | null;
-    try {
-      replies = await multi.exec();
-    } catch (error) {
-      throw redisError(error);
-    }
-    if (!replies) throw new StoreUnavailableError('redis: transaction aborted');
-    const failed = replies.find(([error]) => error);
-    if (failed?.[0]) throw redisError(failed[0]);
-    return replies.map(([, reply]) => reply);
-  }
 }
 
 /**
- * Triggers and channels in Redis, read through a small cache in each process.
+ * Triggers and channels in Redis, read through a cache in each process.
  *
- * A change must be in force on every process within 1 s. Two mechanisms:
- * 1. Every put/delete PUBLISHes `{ kind, id, origin }` on `<prefix>registry:changes` (inside the same
- *    MULTI as the write) and every process's subscriber drops that entry: normally the change
- *    is seen within milliseconds.
+ * A change must be in force on every process within 1 s (CONTRACT §8), and a registry of any
+ * size must be served from the cache: 100,000 triggers hit at random must cost no Redis read
+ * per request. Three mechanisms:
+ * 1. Every put/delete runs one script: the write, an INCR of the registry's version counter
+ *    and a PUBLISH of `{ kind, id, origin, version }` on `<prefix>registry:changes`. Every
+ *    process's subscriber drops that entry: normally a change is seen within milliseconds.
  * 2. Pub/sub is fire-and-forget: a message sent while a subscriber is disconnected, or whose
- *    connection silently died (no traffic on an idle subscriber reveals it), is lost. So every
- *    cached entry, found or not found, also expires `cacheTtlMs` (800 ms) after its read was
- *    sent. That alone keeps the 1 s promise whatever happens to pub/sub, at the price of one
- *    HGET per hot id per process every 0.8 s, which is nothing for Redis. The other choice
- *    (clear on reconnect + a few seconds of TTL) cannot promise 1 s while a dead subscriber
- *    goes unnoticed. All entries are also expired whenever the subscriber (re)connects.
+ *    connection silently died, is lost. So each process also reads the version counter every
+ *    `confirmEveryMs` (200 ms) and checks that it has applied every version up to it
+ *    (ChangeTracker). If so, its whole cache is confirmed as of that read; a version still
+ *    missing at the next read was lost, and every entry is expired (read again when used).
+ * 3. A cached entry, found or not found, is served only while its own read or the last
+ *    confirmation is younger than `cacheTtlMs` (800 ms). While the counter cannot be read
+ *    (a frozen event loop, Redis unreachable) entries therefore age out as before, and the
+ *    1 s promise holds whatever happens to pub/sub or to the polls. All entries are also
+ *    expired whenever the subscriber (re)connects.
+ * The cost is one GET per process per 200 ms, whatever the registry's size or traffic.
  *
- * Unknown ids are cached too (briefly, same TTL), so a flood of unknown paths costs one HGET
- * per path per 0.8 s, and concurrent misses of one id share one HGET.
+ * Unknown ids are cached too, in their own bounded LRU (maxMissingEntries), so a flood of
+ * unknown paths never pushes out known ones and a repeated unknown path costs no read.
+ * Concurrent misses of one id share one HGET.
  *
  * When Redis is unreachable get() answers from the cache, even past its TTL (nobody can
  * change the registry meanwhile, unless only this process is cut off); with nothing cached it
@@ -219,11 +351,18 @@ export class RedisCollection<T> implements Collection<T> {
 export class RedisRegistry implements Registry {
   readonly triggers: RedisCollection<StoredTrigger>;
   readonly channels: RedisCollection<StoredChannel>;
-  private readonly channel: string;
+  private readonly keys: RegistryKeys;
   private readonly origin = randomUUID();
-  private subscriber?: Redis;
+  private readonly tracker = new ChangeTracker();
+  private readonly confirmEveryMs: number;
+  private confirmTimer?: NodeJS.Timeout;
+  private confirming?: Promise<void>;
+  private subscriber?: RedisClient;
   private started = false;
   private closed = false;
+  private readonly cipher?: SecretsCipher;
+  /** The reseal pass started by start() (with SECRETS_KEY), for close() and tests to await. */
+  resealing?: Promise<void>;
 
   constructor(
     private readonly connection: RedisConnection,
@@ -232,22 +371,32 @@ export class RedisRegistry implements Registry {
     options: RedisRegistryOptions = {},
   ) {
     const ttl = options.cacheTtlMs ?? 800;
-    const max = options.maxCacheEntries ?? 10_000;
-    this.channel = `${prefix}registry:changes`;
+    this.confirmEveryMs = options.confirmEveryMs ?? Math.max(10, Math.floor(ttl / 4));
+    const limits = { maxEntries: options.maxCacheEntries ?? 100_000, maxMissing: options.maxMissingEntries ?? 10_000 };
+    this.keys = registryKeys(prefix, connection.isCluster);
     const client = connection.client;
-    this.triggers = new RedisCollection(client, 'triggers', prefix, this.channel, this.origin, ttl, max, logger);
-    this.channels = new RedisCollection(client, 'channels', prefix, this.channel, this.origin, ttl, max, logger);
+    this.cipher = options.cipher;
+    const collection = <T>(kind: Kind) =>
+      new RedisCollection<T>(client, kind, this.keys, this.origin, this.tracker, ttl, limits, logger, new SealedFields(kind, SECRET_FIELDS[kind], options.cipher));
+    this.triggers = collection<StoredTrigger>('triggers');
+    this.channels = collection<StoredChannel>('channels');
   }
 
   /** Subscribes to changes. Never fails: while Redis is down the SUBSCRIBE waits in the queue. */
   async start(): Promise<void> {
     if (this.started || this.closed) return;
     this.started = true;
+    if (this.cipher) {
+      this.logger.info({ kid: this.cipher.currentKid }, 'registry: secrets are sealed at rest with SECRETS_KEY');
+      this.resealing = this.resealAll();
+    } else {
+      this.logger.warn('SECRETS_KEY is not set: channel and provider secrets are stored in Redis in plain text');
+    }
     const subscriber = this.connection.subscriber();
     this.subscriber = subscriber;
     subscriber.on('message', this.onMessage);
     subscriber.on('ready', this.onReconnect);
-    const subscribed = subscriber.subscribe(this.channel).then(
+    const subscribed = subscriber.subscribe(this.keys.changes).then(
       () => true,
       (error: unknown) => {
         if (this.closed) return false;
@@ -255,6 +404,9 @@ export class RedisRegistry implements Registry {
         return false;
       },
     );
+    void this.confirm();
+    this.confirmTimer = setInterval(() => void this.confirm(), this.confirmEveryMs);
+    this.confirmTimer.unref();
     // A healthy start is subscribed before it serves; a Redis that is down does not hold it.
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -266,36 +418,106 @@ export class RedisRegistry implements Registry {
     if (timer) clearTimeout(timer);
   }
 
+  /**
+   * Reads the version counter once and confirms the cache, or expires it when a change was
+   * missed (see ChangeTracker). One at a time; a failed read confirms nothing.
+   */
+  confirm(): Promise<void> {
+    this.confirming ??= (async () => {
+      const sentAt = Date.now();
+      try {
+        const version = Number((await this.connection.client.get(this.keys.version)) ?? 0);
+        if (this.closed) return;
+        if (this.tracker.polled(version, sentAt) === 'reset') {
+          this.triggers.expireAll();
+          this.channels.expireAll();
+        }
+      } catch {
+        // Redis unreachable: nothing is confirmed, entries age out (and are served stale
+        // only while reads fail too).
+      } finally {
+        this.confirming = undefined;
+      }
+    })();
+    return this.confirming;
+  }
+
   async ping(): Promise<void> {
     await this.connection.ping();
+  }
+
+  async appliedFileHash(): Promise<string | undefined> {
+    try {
+      return (await this.connection.client.get(this.keys.fileHash)) ?? undefined;
+    } catch (error) {
+      throw redisError(error);
+    }
+  }
+
+  async setAppliedFileHash(hash: string): Promise<void> {
+    try {
+      await this.connection.client.set(this.keys.fileHash, hash);
+    } catch (error) {
+      throw redisError(error);
+    }
+  }
+
+  /** Seals what is stored in clear or under SECRETS_KEY_PREVIOUS; logs the outcome, never throws. */
+  private async resealAll(): Promise<void> {
+    for (const collection of [this.triggers, this.channels]) {
+      try {
+        const report = await collection.resealStored(() => this.closed);
+        if (report.resealed > 0 || report.unreadable > 0) {
+          const log = report.unreadable > 0 ? this.logger.warn.bind(this.logger) : this.logger.info.bind(this.logger);
+          log({ collection: collection.kind, ...report }, 'registry: stored secrets resealed under SECRETS_KEY');
+        }
+      } catch (error) {
+        if (this.closed) return;
+        this.logger.warn(
+          { collection: collection.kind, err: { message: redisError(error).message } },
+          'registry: resealing stored secrets failed; it is tried again at the next start',
+        );
+      }
+    }
   }
 
   /** Stops listening; the connection itself belongs to (and is closed by) the container. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.confirmTimer);
+    await this.resealing;
+    await this.confirming;
     const subscriber = this.subscriber;
     if (!subscriber) return;
     subscriber.off('message', this.onMessage);
     subscriber.off('ready', this.onReconnect);
-    if (subscriber.status === 'ready') await subscriber.unsubscribe(this.channel).catch(() => undefined);
+    if (subscriber.status === 'ready') await subscriber.unsubscribe(this.keys.changes).catch(() => undefined);
     this.triggers.clear();
     this.channels.clear();
   }
 
   private readonly onMessage = (channel: string, message: string): void => {
-    if (channel !== this.channel) return;
+    if (channel !== this.keys.changes) return;
+    let change: { kind?: unknown; id?: unknown; origin?: unknown; version?: unknown };
     try {
-      const { kind, id, origin } = JSON.parse(message) as { kind?: unknown; id?: unknown; origin?: unknown };
-      // Our own change: the entry was dropped right after the write succeeded.
-      if (origin === this.origin) return;
-      if (typeof id === 'string' && kind === 'triggers') return this.triggers.invalidate(id);
-      if (typeof id === 'string' && kind === 'channels') return this.channels.invalidate(id);
+      change = JSON.parse(message) as typeof change;
     } catch {
-      // not ours to understand: be safe below
+      change = {};
     }
-    this.triggers.clear();
-    this.channels.clear();
+    const { kind, id, origin, version } = change;
+    // Our own change was dropped from the cache right after the write succeeded.
+    if (origin !== this.origin) {
+      if (typeof id === 'string' && kind === 'triggers') this.triggers.invalidate(id);
+      else if (typeof id === 'string' && kind === 'channels') this.channels.invalidate(id);
+      else {
+        // not ours to understand: be safe
+        this.triggers.clear();
+        this.channels.clear();
+      }
+    }
+    // Messages of versions before the counter (a gateway being upgraded) carry none.
+    if (typeof version === 'number' && Number.isSafeInteger(version)) this.tracker.apply(version);
   };
 
   /** Messages may have been missed while the subscriber was away: read everything again. */

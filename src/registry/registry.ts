@@ -11,6 +11,8 @@ export interface Page<T> {
 export interface Collection<T> {
   get(id: string): Promise<T | undefined>;
   put(id: string, value: T): Promise<void>;
+  /** Stores the value only when the id is absent; true when it was stored. */
+  putIfAbsent(id: string, value: T): Promise<boolean>;
   delete(id: string): Promise<boolean>;
   list(limit: number, cursor?: string): Promise<Page<T>>;
 }
@@ -19,4 +21,7 @@ export interface Collection<T> {
 export interface Registry extends Lifecycle {
   readonly triggers: Collection<StoredTrigger>;
   readonly channels: Collection<StoredChannel>;
+  /** SHA-256 of the TRIGGERS_FILE last applied in full (see seed-file.ts), if any. */
+  appliedFileHash(): Promise<string | undefined>;
+  setAppliedFileHash(hash: string): Promise<void>;
 }

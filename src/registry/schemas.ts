@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { providerInputSchema, type StoredProvider } from '../providers/trigger-field';
+import { isCredentialName } from '../secrets/names';
 
 export const PATH_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'object', 'array', 'file[]'] as const;
@@ -9,6 +11,10 @@ const headerName = z
   .string()
   .regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name: letters, digits and dashes')
   .transform((name) => name.toLowerCase());
+/** A header a trigger may publish: never one whose name looks like a credential (those are withheld). */
+const publishableHeaderName = headerName.refine((name) => !isCredentialName(name), {
+  error: 'looks like a credential or signature header; those are never published',
+});
 
 /** What the admin API accepts for PUT /admin/triggers/{path}. Unknown keys are refused. */
 export const triggerInputSchema = z.strictObject({
@@ -16,6 +22,8 @@ export const triggerInputSchema = z.strictObject({
   workspaceId: id,
   deployed: z.boolean(),
   auth: z.strictObject({ token: z.string().min(8).max(512), header: headerName.optional() }).optional(),
+  /** Only these request headers are published (lower-cased); absent = every header that is not a credential. */
+  publishHeaders: z.array(publishableHeaderName).max(100).optional(),
   inputFormat: z
     .array(z.strictObject({ name: z.string().min(1).max(128), type: z.enum(FIELD_TYPES) }))
     .max(200)
@@ -31,29 +39,69 @@ export const triggerInputSchema = z.strictObject({
       fingerprintTtlSeconds: z.number().int().min(1).max(7 * 86_400).optional(),
     })
     .optional(),
+  provider: providerInputSchema.optional(),
 });
 export type TriggerInput = z.infer<typeof triggerInputSchema>;
 
 /** A trigger as the registry keeps it: the token only as its SHA-256. */
-export interface StoredTrigger extends Omit<TriggerInput, 'auth'> {
+export interface StoredTrigger extends Omit<TriggerInput, 'auth' | 'provider'> {
   auth?: { tokenHash: string; header?: string };
+  provider?: StoredProvider;
   updatedAt: string;
 }
 
-export const channelInputSchema = z.strictObject({
+const channelBase = { workspaceId: id, inboxId: id };
+
+export const whatsAppChannelInputSchema = z.strictObject({
   provider: z.literal('whatsapp'),
-  workspaceId: id,
-  inboxId: id,
+  ...channelBase,
   phoneNumberId: z.string().regex(/^[0-9]{1,32}$/, 'digits only'),
   verifyToken: z.string().min(1).max(512),
   appSecret: z.string().min(1).max(512),
 });
+
+export const twilioChannelInputSchema = z.strictObject({
+  provider: z.literal('twilio'),
+  ...channelBase,
+  accountSid: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'a Twilio Account SID: AC and 32 hex digits'),
+  authToken: z.string().min(1).max(512),
+});
+
+export const telegramChannelInputSchema = z.strictObject({
+  provider: z.literal('telegram'),
+  ...channelBase,
+  botId: z.string().regex(/^[0-9]{1,20}$/, 'the bot\'s numeric id, digits only').optional(),
+  // Telegram allows 1-256 of [A-Za-z0-9_-]; a short one would be guessable.
+  secretToken: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, '16-256 of A-Z a-z 0-9 _ -'),
+});
+
+/** What the admin API and TRIGGERS_FILE accept for a channel, by `provider`. Unknown keys are refused. */
+export const channelInputSchema = z.discriminatedUnion('provider', [
+  whatsAppChannelInputSchema,
+  twilioChannelInputSchema,
+  telegramChannelInputSchema,
+]);
 export type ChannelInput = z.infer<typeof channelInputSchema>;
+export type WhatsAppChannelInput = z.infer<typeof whatsAppChannelInputSchema>;
+export type TwilioChannelInput = z.infer<typeof twilioChannelInputSchema>;
+export type TelegramChannelInput = z.infer<typeof telegramChannelInputSchema>;
 
 /** The app secret must stay usable for HMAC checks, so it is kept; it is never returned. */
-export interface StoredChannel extends Omit<ChannelInput, 'verifyToken'> {
+export interface WhatsAppChannel extends Omit<WhatsAppChannelInput, 'verifyToken'> {
   verifyTokenHash: string;
   updatedAt: string;
 }
+
+/** The auth token keys Twilio's HMAC, so it is kept; it is never returned. */
+export interface TwilioChannel extends TwilioChannelInput {
+  updatedAt: string;
+}
+
+/** Telegram sends the secret itself; it is compared in constant time and never returned. */
+export interface TelegramChannel extends TelegramChannelInput {
+  updatedAt: string;
+}
+
+export type StoredChannel = WhatsAppChannel | TwilioChannel | TelegramChannel;
 
 export const CHANNEL_ID_PATTERN = PATH_PATTERN;

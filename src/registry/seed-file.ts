@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { sha256Hex } from '../security';
 import { toStoredChannel, toStoredTrigger } from './records';
-import type { Registry } from './registry';
+import type { Collection, Registry } from './registry';
 import { channelInputSchema, CHANNEL_ID_PATTERN, PATH_PATTERN, triggerInputSchema } from './schemas';
 
 const seedSchema = z.strictObject({
@@ -9,21 +10,56 @@ const seedSchema = z.strictObject({
   channels: z.record(z.string().regex(CHANNEL_ID_PATTERN), channelInputSchema).default({}),
 });
 
-/** Reads TRIGGERS_FILE; returns one line per problem, or the counts upserted. */
-export async function seedRegistry(registry: Registry, file: string): Promise<{ problems: string[]; triggers: number; channels: number }> {
+export interface SeedResult {
+  /** One line per problem of the file; nothing was written when there is one. */
+  problems: string[];
+  /**
+   * true: the file differs from the one last applied (or none was), so every entry in it was
+   * written. false: the same file as last time, so only entries missing from the registry were
+   * created, and changes made since through the admin API (a rotated token) are kept.
+   */
+  fileChanged: boolean;
+  /** Entries written. */
+  triggers: number;
+  channels: number;
+}
+
+/**
+ * Applies TRIGGERS_FILE. The SHA-256 of its bytes is stored in the registry once every entry
+ * is in, so the next start (of any pod) knows whether the file changed since.
+ */
+export async function seedRegistry(registry: Registry, file: string): Promise<SeedResult> {
+  const none = { fileChanged: false, triggers: 0, channels: 0 };
+  let bytes: Buffer;
   let json: unknown;
   try {
-    json = JSON.parse(await readFile(file, 'utf8'));
+    bytes = await readFile(file);
+    json = JSON.parse(bytes.toString('utf8'));
   } catch (error) {
-    return { problems: [`TRIGGERS_FILE: cannot read ${file}: ${(error as Error).message}`], triggers: 0, channels: 0 };
+    return { problems: [`TRIGGERS_FILE: cannot read ${file}: ${(error as Error).message}`], ...none };
   }
   const parsed = seedSchema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `TRIGGERS_FILE: ${issue.path.join('.')}: ${issue.message}`);
-    return { problems, triggers: 0, channels: 0 };
+    return { problems, ...none };
   }
-  const { triggers, channels } = parsed.data;
-  for (const [path, trigger] of Object.entries(triggers)) await registry.triggers.put(path, toStoredTrigger(trigger));
-  for (const [id, channel] of Object.entries(channels)) await registry.channels.put(id, toStoredChannel(channel));
-  return { problems: [], triggers: Object.keys(triggers).length, channels: Object.keys(channels).length };
+  const hash = sha256Hex(bytes);
+  const fileChanged = (await registry.appliedFileHash()) !== hash;
+  let triggers = 0;
+  let channels = 0;
+  for (const [path, trigger] of Object.entries(parsed.data.triggers)) {
+    if (await write(registry.triggers, path, toStoredTrigger(trigger), fileChanged)) triggers += 1;
+  }
+  for (const [id, channel] of Object.entries(parsed.data.channels)) {
+    if (await write(registry.channels, id, toStoredChannel(channel), fileChanged)) channels += 1;
+  }
+  if (fileChanged) await registry.setAppliedFileHash(hash);
+  return { problems: [], fileChanged, triggers, channels };
+}
+
+/** Overwrites, or only creates what is missing; true when it wrote. */
+async function write<T>(collection: Collection<T>, id: string, value: T, overwrite: boolean): Promise<boolean> {
+  if (!overwrite) return collection.putIfAbsent(id, value);
+  await collection.put(id, value);
+  return true;
 }

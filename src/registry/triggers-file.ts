@@ -6,7 +6,8 @@ import { seedRegistry } from './seed-file';
 const RETRY_MS = 1000;
 
 /**
- * Applies TRIGGERS_FILE at start. A file with problems is reported (the process exits 2);
+ * Applies TRIGGERS_FILE at start (seedRegistry: in full when the file changed since it was
+ * last applied, else only what is missing). A file with problems is reported (the process exits 2);
  * a valid file that the registry cannot take yet (Redis down) is retried every second,
  * and the `triggers-file` readiness check fails until it is in.
  */
@@ -32,7 +33,13 @@ export class TriggersFile {
       const seeded = await seedRegistry(this.registry, this.file);
       this.pending = false;
       if (seeded.problems.length === 0) {
-        this.logger.info({ triggers: seeded.triggers, channels: seeded.channels }, 'registry seeded from TRIGGERS_FILE');
+        const { fileChanged, triggers, channels } = seeded;
+        this.logger.info(
+          { fileChanged, written: { triggers, channels } },
+          fileChanged
+            ? 'registry seeded from TRIGGERS_FILE: the file changed since it was last applied, every entry written'
+            : 'registry seeded from TRIGGERS_FILE: the file is unchanged, only missing entries created',
+        );
       }
       return seeded.problems;
     } catch (error) {

@@ -1,12 +1,15 @@
-import express, { Router, type Request } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import { HttpError } from '../http/errors';
+import { parseJsonSafely } from '../ingest/safe-json';
 import { validate } from '../http/validation';
 import { publicChannel, publicTrigger, toStoredChannel, toStoredTrigger } from '../registry/records';
 import type { Collection } from '../registry/registry';
 import { CHANNEL_ID_PATTERN, channelInputSchema, PATH_PATTERN, triggerInputSchema } from '../registry/schemas';
 import { secretMatches, sha256Hex } from '../security';
 import { registryCall } from './lookup';
+import { ingressGate } from './ingress-gate';
+import { providerCatalogueRoutes } from './provider-catalogue';
 import { bearerToken } from './webhooks';
 
 const DEFAULT_PAGE = 50;
@@ -18,15 +21,22 @@ export function adminRoutes(deps: AppDeps): Router {
   const adminTokenHash = deps.config.ADMIN_TOKEN && sha256Hex(deps.config.ADMIN_TOKEN);
   router.use('/admin', (req, res, next) => {
     res.locals.route = 'admin';
-    if (!adminTokenHash) return next(new HttpError('NOT_FOUND', 'no such route'));
-    if (!secretMatches(bearerToken(req.get('authorization')), adminTokenHash)) {
-      return next(new HttpError('UNAUTHORIZED', 'missing or invalid admin token', undefined, { 'WWW-Authenticate': 'Bearer' }));
-    }
-    next();
+    if (!adminTokenHash) return next(new HttpError('not_found', 'no such route'));
+    // Wrong tokens are throttled per client address (429 auth_throttled), like the ingress routes.
+    ingressGate(deps, req, res, { target: 'admin' })
+      .verify(() => {
+        if (!secretMatches(bearerToken(req.get('authorization')), adminTokenHash)) {
+          throw new HttpError('credentials_invalid', 'missing or invalid admin token', undefined, { 'WWW-Authenticate': 'Bearer' });
+        }
+      })
+      .then(() => next(), next);
   });
-  router.use('/admin', express.json({ limit: '1mb' }));
+  router.use('/admin', express.text({ type: ['application/json', 'application/*+json'], limit: '1mb' }), parseJsonText);
 
-  const baseUrl = (req: Request) => deps.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.get('host')}`;
+  // The admin API has its own port: without PUBLIC_BASE_URL, URLs name the admin request's
+  // host with the public PORT (the port the admin request came in on is not the senders').
+  const publicPort = deps.config.PORT === 0 ? '' : `:${deps.config.PORT}`;
+  const baseUrl = (req: Request) => deps.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.hostname}${publicPort}`;
   resource(router, '/admin/triggers', PATH_PATTERN, deps.registry.triggers, {
     toStored: (body) => toStoredTrigger(validate(triggerInputSchema, body)),
     toPublic: (id, value, req) => publicTrigger(id, value, baseUrl(req)),
@@ -37,7 +47,26 @@ export function adminRoutes(deps: AppDeps): Router {
     toPublic: (id, value, req) => publicChannel(id, value, baseUrl(req)),
     idName: 'channelId',
   });
+  providerCatalogueRoutes(router);
   return router;
+}
+
+/**
+ * Admin bodies are JSON, read with the same depth limit as webhook bodies: a document nested
+ * thousands deep would overflow the stack of the schema check (a RangeError, a 500).
+ */
+function parseJsonText(req: Request, _res: Response, next: NextFunction): void {
+  if (typeof req.body !== 'string') return next();
+  if (req.body.trim() === '') {
+    req.body = undefined;
+    return next();
+  }
+  try {
+    req.body = parseJsonSafely(req.body);
+    next();
+  } catch (error) {
+    next(new HttpError('invalid_json', 'malformed JSON body', { problem: (error as Error).message.slice(0, 200) }));
+  }
 }
 
 interface ResourceShape<T> {
@@ -50,7 +79,7 @@ interface ResourceShape<T> {
 function resource<T>(router: Router, base: string, idPattern: RegExp, collection: Collection<T>, shape: ResourceShape<T>): void {
   const idOf = (req: Request) => {
     const id = req.params.id as string;
-    if (!idPattern.test(id)) throw new HttpError('BAD_REQUEST', `invalid ${shape.idName}`, { pattern: idPattern.source });
+    if (!idPattern.test(id)) throw new HttpError('invalid_parameter', `invalid ${shape.idName}`, { pattern: idPattern.source });
     return id;
   };
 
@@ -63,12 +92,12 @@ function resource<T>(router: Router, base: string, idPattern: RegExp, collection
   router.get(`${base}/:id`, async (req, res) => {
     const id = idOf(req);
     const stored = await registryCall(collection.get(id));
-    if (stored === undefined) throw new HttpError('NOT_FOUND', `no such ${shape.idName}`);
+    if (stored === undefined) throw new HttpError('not_found', `no such ${shape.idName}`);
     res.json({ data: shape.toPublic(id, stored, req) });
   });
   router.delete(`${base}/:id`, async (req, res) => {
     const id = idOf(req);
-    if (!(await registryCall(collection.delete(id)))) throw new HttpError('NOT_FOUND', `no such ${shape.idName}`);
+    if (!(await registryCall(collection.delete(id)))) throw new HttpError('not_found', `no such ${shape.idName}`);
     res.json({ data: { [shape.idName]: id, deleted: true } });
   });
   router.get(base, async (req, res) => {
@@ -86,13 +115,13 @@ function pageSize(raw: unknown): number {
   if (raw === undefined) return DEFAULT_PAGE;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) {
-    throw new HttpError('BAD_REQUEST', `limit must be a whole number from 1 to ${MAX_PAGE}`);
+    throw new HttpError('invalid_parameter', `limit must be a whole number from 1 to ${MAX_PAGE}`);
   }
   return n;
 }
 
 function decodeCursor(raw: unknown): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,256}$/.test(raw)) throw new HttpError('BAD_REQUEST', 'invalid cursor');
+  if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,256}$/.test(raw)) throw new HttpError('invalid_parameter', 'invalid cursor');
   return Buffer.from(raw, 'base64url').toString();
 }

@@ -1,43 +1,47 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { errorBody } from '../http/errors';
+import { HttpError } from '../http/errors';
+import { checkDependencies } from '../observability/dependencies';
 
-const CHECK_TIMEOUT_MS = 1000;
-
-/** /healthz: the process answers. /readyz: every dependency answers and we are not draining. */
+/**
+ * /healthz: the process answers. /readyz (CONTRACT §9): 200 while this process can take
+ * traffic, started and not draining; 503 otherwise (the contract's error body, with the same
+ * report in its details). Redis and the sink are shared by every pod: they are reported in the
+ * body, `{ status, checks: { redis, sink, … }, details }`, never by a 503 that would take every
+ * pod out of the Service at once.
+ *
+ * Plain routers: they can be mounted on any listener.
+ */
 export function healthRoutes(deps: AppDeps): Router {
+  const router = livenessRoutes();
+  router.get('/readyz', async (_req, res) => {
+    res.locals.route = 'health';
+    const { checks, details } = await checkDependencies(deps.checks);
+    const { started, draining } = deps.lifecycle;
+    const status = draining ? 'draining' : started ? 'ready' : 'starting';
+    const body = { status, checks, ...(Object.keys(details).length > 0 ? { details } : {}) };
+    if (status === 'ready') {
+      res.json(body);
+      return;
+    }
+    // The contract's error body; what a 200 says is in its details.
+    const notReady = draining
+      ? new HttpError('closed', 'not ready: draining', body)
+      : new HttpError('starting', 'not ready: starting', body);
+    res.locals.outcome = notReady.outcome;
+    res.locals.reason = notReady.reason;
+    res.setHeader('Retry-After', '1');
+    res.status(503).json(notReady.body());
+  });
+  return router;
+}
+
+/** /healthz alone: what the public listener serves of the operations routes. */
+export function livenessRoutes(): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.locals.route = 'health';
     res.json({ status: 'ok' });
   });
-  router.get('/readyz', async (_req, res) => {
-    res.locals.route = 'health';
-    const down = await Promise.all(deps.checks.map(async (check) => ((await failure(check.ping)) ? check.name : undefined)));
-    const problems = down.filter((name): name is string => name !== undefined);
-    if (deps.lifecycle.draining) problems.push('draining');
-    if (problems.length === 0) {
-      res.json({ status: 'ready', checks: deps.checks.map((c) => c.name) });
-      return;
-    }
-    res.locals.outcome = 'unavailable';
-    res.setHeader('Retry-After', '1');
-    res.status(503).json(errorBody('SERVICE_UNAVAILABLE', `not ready: ${problems.join(', ')}`, { down: problems }));
-  });
   return router;
-}
-
-async function failure(ping: () => Promise<void>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timeout')), CHECK_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([ping(), timeout]);
-    return false;
-  } catch {
-    return true;
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,6 +1,7 @@
 import { HttpError } from '../http/errors';
 import { RETRY_AFTER_SECONDS } from '../ingest/publish-failure';
 import type { Collection } from '../registry/registry';
+import { SecretUnreadableError } from '../secrets/cipher';
 import { StoreUnavailableError } from '../store-error';
 
 /** Runs a registry call; a registry that cannot answer is a 503 (send it again), never a 404 or 500. */
@@ -9,7 +10,12 @@ export async function registryCall<T>(operation: Promise<T>): Promise<T> {
     return await operation;
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
-    throw new HttpError('SERVICE_UNAVAILABLE', 'the registry is unavailable', { reason: 'registry' }, {
+    if (error instanceof SecretUnreadableError) {
+      throw new HttpError('secret_unreadable', 'a stored secret of this trigger or channel cannot be opened', {}, {
+        'Retry-After': RETRY_AFTER_SECONDS,
+      });
+    }
+    throw new HttpError('registry_unavailable', 'the registry is unavailable', {}, {
       'Retry-After': RETRY_AFTER_SECONDS,
     });
   }

@@ -1,31 +1,52 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
+import type { Config } from '../config/schema';
 import { HttpError } from '../http/errors';
-import { acceptWebhook } from '../ingest/accept-webhook';
-import { readRawBody } from '../ingest/read-body';
+import { sendJson } from '../http/send-json';
+import { acceptUpload } from '../ingest/accept-upload';
+import { acceptWebhook, type WebhookAck } from '../ingest/accept-webhook';
+import { openGate } from '../providers/gate';
+import type { Bucket } from '../ratelimit/limiter';
 import { PATH_PATTERN, type StoredTrigger } from '../registry/schemas';
 import { secretMatches } from '../security';
+import { ingressGate } from './ingress-gate';
 import { lookup } from './lookup';
+import { answerGet, providerRequest, sendReply } from './provider-replies';
+import { streamsFiles, uploadRequest } from './upload-request';
 
-/** POST /api/webhooks/trigger/{path} (contract §2). */
+/** POST /api/webhooks/trigger/{path} (contract §2, §10). */
 export function webhookRoutes(deps: AppDeps): Router {
   const router = Router();
   router.all('/api/webhooks/trigger/:path', async (req, res) => {
     res.locals.route = 'webhook';
+    if (req.method === 'GET') return answerGet(deps, req, res);
     if (req.method !== 'POST') {
-      throw new HttpError('METHOD_NOT_ALLOWED', 'only POST is accepted', undefined, { Allow: 'POST' });
+      throw new HttpError('method_not_allowed', 'only POST is accepted', undefined, { Allow: 'POST' });
     }
     const path = req.params.path as string;
-    const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
-    if (!trigger || !trigger.deployed) throw new HttpError('NOT_FOUND', 'no such trigger');
-    authenticate(req, trigger);
+    const trigger = await deployedTrigger(deps, path);
+    const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
+    const provider = openGate(trigger.provider, providerRequest(req, deps), deps.metrics);
 
-    const { config } = deps;
-    await deps.enforceRateLimits(req, res, [
-      { kind: 'trigger', id: path, ...(trigger.rateLimit ?? config.RATE_LIMIT_DEFAULT) },
-      { kind: 'workspace', id: trigger.workspaceId, ...config.RATE_LIMIT_WORKSPACE },
-    ]);
-    const raw = await readRawBody(req, res, config.MAX_BODY_BYTES, deps.bodyBudget);
+    // Before the body: the token and a provider's signature headers (or its unsigned handshake).
+    // A trigger without a signature is charged before its body; a signed one once the signature holds.
+    if (!provider) {
+      const buckets = triggerBuckets(deps.config, path, trigger);
+      await (trigger.auth ? gate.verifyThenCharge(() => checkToken(req, trigger), buckets) : gate.charge(buckets));
+    } else {
+      if (trigger.auth) await gate.verify(() => checkToken(req, trigger));
+      const early = await gate.verify(() => provider.beforeBody());
+      if (early) return sendReply(res, early);
+    }
+    if (!provider && streamsFiles(deps, req)) return sendAck(res, await acceptUpload(deps, uploadRequest(req, res, path, trigger, gate)));
+    const raw = await gate.readBody(deps.config.MAX_BODY_BYTES);
+    if (provider) {
+      const handshake = await gate.verify(() => provider.afterBody(raw));
+      if (handshake) return sendReply(res, handshake);
+      await gate.charge(triggerBuckets(deps.config, path, trigger));
+    }
+    gate.reserveParseMemory(raw, req.headers['content-type']);
+
     const ack = await acceptWebhook(deps, {
       path,
       trigger,
@@ -33,23 +54,44 @@ export function webhookRoutes(deps: AppDeps): Router {
       headers: req.headers,
       query: req.query as Record<string, unknown>,
       raw,
+      provider,
+      trace: res.locals.trace,
     });
-    res.locals.outcome = ack.replayed ? 'duplicate' : 'accepted';
-    res.locals.eventId = ack.eventId;
-    res.setHeader('X-Event-Id', ack.eventId);
-    if (ack.replayed) res.setHeader('Idempotent-Replayed', 'true');
-    res.status(ack.status).json(ack.body);
+    if (provider) return sendReply(res, provider.reply(ack));
+    if ('ignored' in ack) throw new Error('only a provider gate filters deliveries');
+    sendAck(res, ack);
   });
   return router;
 }
 
+function sendAck(res: Response, ack: WebhookAck): void {
+  res.locals.outcome = ack.replayed ? 'duplicate' : 'accepted';
+  res.locals.eventId = ack.eventId;
+  res.setHeader('X-Event-Id', ack.eventId);
+  if (ack.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  sendJson(res, ack.status, ack.body);
+}
+
+async function deployedTrigger(deps: AppDeps, path: string): Promise<StoredTrigger> {
+  const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
+  if (!trigger || !trigger.deployed) throw new HttpError('not_found', 'no such trigger');
+  return trigger;
+}
+
+function triggerBuckets(config: Config, path: string, trigger: StoredTrigger): Bucket[] {
+  return [
+    { kind: 'trigger', id: path, ...(trigger.rateLimit ?? config.RATE_LIMIT_DEFAULT) },
+    { kind: 'workspace', id: trigger.workspaceId, ...config.RATE_LIMIT_WORKSPACE },
+  ];
+}
+
 /** Bearer token, or the trigger's own header only when it names one. */
-function authenticate(req: Request, trigger: StoredTrigger): void {
+function checkToken(req: Request, trigger: StoredTrigger): void {
   if (!trigger.auth) return;
   const presented = trigger.auth.header ? req.get(trigger.auth.header) : bearerToken(req.get('authorization'));
   if (!secretMatches(presented, trigger.auth.tokenHash)) {
     const headers: Record<string, string> = trigger.auth.header ? {} : { 'WWW-Authenticate': 'Bearer' };
-    throw new HttpError('UNAUTHORIZED', 'missing or invalid credentials', undefined, headers);
+    throw new HttpError('credentials_invalid', 'missing or invalid credentials', undefined, headers);
   }
 }
 

@@ -1,11 +1,13 @@
 import { Router, type Request } from 'express';
 import type { AppDeps } from '../app-deps';
+import { isWellFormedSignature, verifyWhatsAppSignature } from '../channels/whatsapp/signature';
 import { HttpError } from '../http/errors';
+import { sendJson } from '../http/send-json';
 import { acceptWhatsApp } from '../ingest/accept-whatsapp';
-import { readRawBody } from '../ingest/read-body';
-import { CHANNEL_ID_PATTERN, type StoredChannel } from '../registry/schemas';
+import type { WhatsAppChannel } from '../registry/schemas';
 import { secretMatches } from '../security';
-import { lookup } from './lookup';
+import { channelBuckets, findChannel } from './channel-lookup';
+import { ingressGate, type IngressGate } from './ingress-gate';
 
 /**
  * The challenge is reflected verbatim, so only a short token is echoed: Meta sends a number,
@@ -20,56 +22,73 @@ export function whatsappRoutes(deps: AppDeps): Router {
   router.all('/api/channels/whatsapp/:channelId', async (req, res) => {
     res.locals.route = 'whatsapp';
     if (req.method !== 'GET' && req.method !== 'POST') {
-      throw new HttpError('METHOD_NOT_ALLOWED', 'only GET and POST are accepted', undefined, { Allow: 'GET, POST' });
+      throw new HttpError('method_not_allowed', 'only GET and POST are accepted', undefined, { Allow: 'GET, POST' });
     }
     const channelId = req.params.channelId as string;
-    const channel = CHANNEL_ID_PATTERN.test(channelId)
-      ? await lookup(deps.registry.channels, channelId)
-      : undefined;
-    if (!channel) throw new HttpError('NOT_FOUND', 'no such channel');
-
-    const { config } = deps;
-    // GET is limited too: it throttles guessing of the verify token.
-    await deps.enforceRateLimits(req, res, [
-      { kind: 'channel', id: channelId, ...config.RATE_LIMIT_DEFAULT },
-      { kind: 'workspace', id: channel.workspaceId, ...config.RATE_LIMIT_WORKSPACE },
-    ]);
+    const channel = await findChannel(deps, 'whatsapp', channelId);
+    const gate = ingressGate(deps, req, res, { target: `channel:whatsapp:${channelId}`, workspaceId: channel.workspaceId });
+    const buckets = channelBuckets(deps.config, channelId, channel);
 
     if (req.method === 'GET') {
-      const challenge = verifySubscription(req, channel);
+      const challenge = await gate.verify(() => verifySubscription(req, channel));
+      await gate.charge(buckets);
       res.locals.outcome = 'ok';
       res.status(200).type('text/plain; charset=utf-8').send(challenge);
       return;
     }
 
-    const raw = await readRawBody(req, res, config.WHATSAPP_MAX_BODY_BYTES, deps.bodyBudget);
+    const raw = await signedBody(deps, req, gate, channel);
+    await gate.charge(buckets);
+    gate.reserveParseMemory(raw, 'application/json');
     const ack = await acceptWhatsApp(deps, {
       channelId,
       channel,
       raw,
       signature: req.get('x-hub-signature-256'),
       requestId: res.locals.requestId,
+      trace: res.locals.trace,
     });
     res.locals.outcome = ack.published === 0 && ack.duplicates > 0 ? 'duplicate' : 'accepted';
     // Meta ignores the body; the counts help whoever replays a delivery by hand.
-    res.status(200).json(ack);
+    sendJson(res, 200, ack);
   });
   return router;
 }
 
+/**
+ * The body of a POST whose `X-Hub-Signature-256` is right: a missing or malformed header is
+ * refused before a byte of the body is read; the HMAC over the raw bytes is checked after,
+ * before anything is charged or parsed (acceptWhatsApp checks it again: it trusts no caller).
+ */
+async function signedBody(deps: AppDeps, req: Request, gate: IngressGate, channel: WhatsAppChannel): Promise<Buffer> {
+  const signature = req.get('x-hub-signature-256');
+  await gate.verify(() => {
+    if (!isWellFormedSignature(signature)) throw signatureError('signature_missing');
+  });
+  const raw = await gate.readBody(deps.config.WHATSAPP_MAX_BODY_BYTES);
+  await gate.verify(() => {
+    if (!verifyWhatsAppSignature(raw, signature, channel.appSecret)) throw signatureError('signature_invalid');
+  });
+  return raw;
+}
+
+function signatureError(reason: 'signature_missing' | 'signature_invalid'): HttpError {
+  return new HttpError(reason, 'missing or invalid X-Hub-Signature-256');
+}
+
 /** The subscription handshake; returns the challenge to echo. Never logs the token. */
-function verifySubscription(req: Request, channel: StoredChannel): string {
+function verifySubscription(req: Request, channel: WhatsAppChannel): string {
   const mode = req.query['hub.mode'];
   const token = req.query['hub.verify_token'];
   const challenge = req.query['hub.challenge'];
   if (mode !== 'subscribe' || typeof token !== 'string' || typeof challenge !== 'string') {
-    throw new HttpError('BAD_REQUEST', 'expected hub.mode=subscribe, hub.verify_token and hub.challenge');
+    throw new HttpError('invalid_handshake', 'expected hub.mode=subscribe, hub.verify_token and hub.challenge');
   }
   if (!secretMatches(token, channel.verifyTokenHash)) {
-    throw new HttpError('FORBIDDEN', 'the verify token does not match');
+    throw new HttpError('verification_failed', 'the verify token does not match');
   }
   if (!SAFE_CHALLENGE.test(challenge)) {
-    throw new HttpError('BAD_REQUEST', 'hub.challenge must be 1-256 of [A-Za-z0-9_.-]');
+    throw new HttpError('invalid_handshake', 'hub.challenge must be 1-256 of [A-Za-z0-9_.-]');
   }
   return challenge;
 }

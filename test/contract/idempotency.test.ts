@@ -1,16 +1,25 @@
 /**
- * One suite, every IdempotencyStore: the embedded (memory) store and the Redis store must
- * behave the same. Redis runs at REDIS_TEST_URL (127.0.0.1:6379) with a unique prefix.
+ * One suite, every IdempotencyStore: the embedded (memory) store and the Redis store, on one
+ * Redis (REDIS_TEST_URL, 127.0.0.1:6379, a unique prefix) and on a three-master Redis Cluster
+ * this file starts, must behave the same.
  */
-import type Redis from 'ioredis';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import { RedisIdempotencyStore } from '../../src/idempotency/redis';
 import type { CompletedResponse, IdempotencyStore } from '../../src/idempotency/store';
-import { RedisConnection } from '../../src/redis/connection';
-import { REDIS_TEST_URL, deleteKeys, requireRedis, silentLogger, sleep, uniquePrefix } from '../helpers/redis';
+import { TestClock } from '../helpers/clock';
+import { uniquePrefix } from '../helpers/redis';
+import { redisSetups } from '../helpers/redis-setups';
+
+const setups = redisSetups();
 
 interface Backend {
   store: IdempotencyStore;
+  /**
+   * Lets `ms` pass for the store's expiries. Memory: its clock moves. Redis: every key's time
+   * to live is shortened by `ms` (PEXPIRE, or DEL once it is up). Leases and windows in these
+   * tests are long, so nothing expires by itself between two calls, however slow the machine.
+   */
+  elapse(ms: number): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -18,32 +27,31 @@ const backends: Array<[string, () => Promise<Backend>]> = [
   [
     'memory',
     async () => {
-      const store = new MemoryIdempotencyStore();
+      const clock = new TestClock();
+      const store = new MemoryIdempotencyStore({ maxKeys: 10_000, now: clock.now });
       await store.start();
-      return { store, cleanup: () => store.close() };
+      return { store, elapse: async (ms) => clock.advance(ms), cleanup: () => store.close() };
     },
   ],
-  [
-    'redis',
+  ...setups.map((setup): [string, () => Promise<Backend>] => [
+    setup.name,
     async () => {
-      const admin: Redis = await requireRedis();
       const prefix = uniquePrefix('idem');
-      const connection = new RedisConnection(REDIS_TEST_URL, 1000, silentLogger());
-      await connection.start();
+      const connection = await setup.connect();
       const store = new RedisIdempotencyStore(connection.client, prefix);
       await store.start();
       return {
         store,
+        elapse: (ms) => setup.elapse(prefix, ms),
         cleanup: async () => {
           await store.close();
           await connection.close();
-          await deleteKeys(admin, prefix);
-          expect(await admin.keys(`${prefix}*`)).toEqual([]);
-          admin.disconnect();
+          await setup.deleteKeys(prefix);
+          expect(await setup.keysUnder(prefix)).toEqual([]);
         },
       };
     },
-  ],
+  ]),
 ];
 
 const response: CompletedResponse = {
@@ -53,6 +61,9 @@ const response: CompletedResponse = {
 };
 const LEASE = 30_000;
 const TTL = 60_000;
+/** Time left on the clock when a test checks a key is still there: far more than two round trips take. */
+const MARGIN = 10_000;
+const OWNER = 'owner-1';
 
 describe.each(backends)('IdempotencyStore contract: %s', (_name, create) => {
   let backend: Backend;
@@ -72,34 +83,34 @@ describe.each(backends)('IdempotencyStore contract: %s', (_name, create) => {
   });
 
   it('claims a free key', async () => {
-    await expect(store.claim('t:a:k1', 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
   });
 
   it('reports a second claim with the same body as in flight, same body', async () => {
-    await store.claim('t:a:k1', 'hash-1', LEASE);
-    await expect(store.claim('t:a:k1', 'hash-1', LEASE)).resolves.toEqual({ state: 'in_flight', sameBody: true });
+    await store.claim('t:a:k1', OWNER, 'hash-1', LEASE);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'in_flight', sameBody: true });
   });
 
   it('reports a second claim with another body as in flight, other body', async () => {
-    await store.claim('t:a:k1', 'hash-1', LEASE);
-    await expect(store.claim('t:a:k1', 'hash-2', LEASE)).resolves.toEqual({ state: 'in_flight', sameBody: false });
+    await store.claim('t:a:k1', OWNER, 'hash-1', LEASE);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-2', LEASE)).resolves.toEqual({ state: 'in_flight', sameBody: false });
   });
 
   it('keeps keys apart', async () => {
-    await store.claim('t:a:k1', 'hash-1', LEASE);
-    await expect(store.claim('t:a:k2', 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
-    await expect(store.claim('t:b:k1', 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
+    await store.claim('t:a:k1', OWNER, 'hash-1', LEASE);
+    await expect(store.claim('t:a:k2', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
+    await expect(store.claim('t:b:k1', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
   });
 
   it('replays the completed response', async () => {
-    await store.claim('t:a:k1', 'hash-1', LEASE);
-    await store.complete('t:a:k1', 'hash-1', response, TTL);
-    await expect(store.claim('t:a:k1', 'hash-1', LEASE)).resolves.toEqual({
+    await store.claim('t:a:k1', OWNER, 'hash-1', LEASE);
+    await store.complete('t:a:k1', OWNER, 'hash-1', response, TTL);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toEqual({
       state: 'completed',
       sameBody: true,
       response,
     });
-    await expect(store.claim('t:a:k1', 'hash-2', LEASE)).resolves.toEqual({
+    await expect(store.claim('t:a:k1', OWNER, 'hash-2', LEASE)).resolves.toEqual({
       state: 'completed',
       sameBody: false,
       response,
@@ -107,16 +118,16 @@ describe.each(backends)('IdempotencyStore contract: %s', (_name, create) => {
   });
 
   it('frees an in-flight key on release, so the retry is claimed', async () => {
-    await store.claim('t:a:k1', 'hash-1', LEASE);
-    await store.release('t:a:k1');
-    await expect(store.claim('t:a:k1', 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
+    await store.claim('t:a:k1', OWNER, 'hash-1', LEASE);
+    await store.release('t:a:k1', OWNER);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
   });
 
   it('never deletes a completed record on release', async () => {
-    await store.claim('t:a:k1', 'hash-1', LEASE);
-    await store.complete('t:a:k1', 'hash-1', response, TTL);
-    await store.release('t:a:k1');
-    await expect(store.claim('t:a:k1', 'hash-1', LEASE)).resolves.toEqual({
+    await store.claim('t:a:k1', OWNER, 'hash-1', LEASE);
+    await store.complete('t:a:k1', OWNER, 'hash-1', response, TTL);
+    await store.release('t:a:k1', OWNER);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toEqual({
       state: 'completed',
       sameBody: true,
       response,
@@ -124,58 +135,82 @@ describe.each(backends)('IdempotencyStore contract: %s', (_name, create) => {
   });
 
   it('accepts the release of a key it does not know', async () => {
-    await expect(store.release('t:a:never-claimed')).resolves.toBeUndefined();
-    await expect(store.claim('t:a:never-claimed', 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
+    await expect(store.release('t:a:never-claimed', OWNER)).resolves.toBeUndefined();
+    await expect(store.claim('t:a:never-claimed', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
   });
 
   it('lets an in-flight claim expire after its lease', async () => {
-    await store.claim('t:a:k1', 'hash-1', 100);
-    await expect(store.claim('t:a:k1', 'hash-1', 100)).resolves.toEqual({ state: 'in_flight', sameBody: true });
-    await sleep(150);
-    await expect(store.claim('t:a:k1', 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
+    await store.claim('t:a:k1', OWNER, 'hash-1', LEASE);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'in_flight', sameBody: true });
+    await backend.elapse(LEASE - MARGIN);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'in_flight', sameBody: true });
+    await backend.elapse(MARGIN);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
   });
 
   it('forgets a completed record after its ttl', async () => {
-    await store.claim('t:a:k1', 'hash-1', LEASE);
-    await store.complete('t:a:k1', 'hash-1', response, 100);
-    await expect(store.claim('t:a:k1', 'hash-1', LEASE)).resolves.toMatchObject({ state: 'completed' });
-    await sleep(150);
-    await expect(store.claim('t:a:k1', 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
+    await store.claim('t:a:k1', OWNER, 'hash-1', LEASE);
+    await store.complete('t:a:k1', OWNER, 'hash-1', response, TTL);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toMatchObject({ state: 'completed' });
+    await backend.elapse(TTL - MARGIN);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toMatchObject({ state: 'completed' });
+    await backend.elapse(MARGIN);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'claimed' });
   });
 
   it('keeps a completed record for its ttl, not the lease', async () => {
-    await store.claim('t:a:k1', 'hash-1', 100);
-    await store.complete('t:a:k1', 'hash-1', response, TTL);
-    await sleep(150);
-    await expect(store.claim('t:a:k1', 'hash-1', LEASE)).resolves.toMatchObject({ state: 'completed' });
+    await store.claim('t:a:k1', OWNER, 'hash-1', LEASE);
+    await store.complete('t:a:k1', OWNER, 'hash-1', response, TTL);
+    await backend.elapse(LEASE + MARGIN);
+    await expect(store.claim('t:a:k1', OWNER, 'hash-1', LEASE)).resolves.toMatchObject({ state: 'completed' });
   });
 
   it('grants exactly one of 50 concurrent claims of one key', async () => {
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => store.claim('t:a:race', i % 2 === 0 ? 'hash-1' : 'hash-2', LEASE)),
+      Array.from({ length: 50 }, (_, i) => store.claim('t:a:race', OWNER, i % 2 === 0 ? 'hash-1' : 'hash-2', LEASE)),
     );
     expect(results.filter((r) => r.state === 'claimed')).toHaveLength(1);
     expect(results.filter((r) => r.state === 'in_flight')).toHaveLength(49);
   });
 });
 
-describe('RedisIdempotencyStore across processes', () => {
-  it('grants exactly one claim when five connections race for one key', async () => {
-    const admin = await requireRedis();
-    const prefix = uniquePrefix('idem-multi');
-    const connections = Array.from({ length: 5 }, () => new RedisConnection(REDIS_TEST_URL, 1000, silentLogger()));
+describe.each(setups.map((setup) => [setup.name, setup] as const))('RedisIdempotencyStore expiry: %s', (_name, setup) => {
+  it('a claim expires after its lease and a completed record after its ttl, as Redis key expiries', async () => {
+    const prefix = uniquePrefix('idem-ttl');
+    const connection = await setup.connect();
     try {
-      await Promise.all(connections.map((c) => c.start()));
+      const store = new RedisIdempotencyStore(connection.client, prefix);
+      const ttlsWithin = async (max: number) => {
+        const ttls = [...(await setup.keyTtls(prefix)).values()];
+        expect(ttls.length).toBeGreaterThan(0);
+        // Set to exactly `max` by the store; MARGIN allows for the time the round trips took.
+        for (const ttl of ttls) expect(ttl > max - MARGIN && ttl <= max).toBe(true);
+      };
+      await store.claim('t:a:k1', OWNER, 'hash-1', LEASE);
+      await ttlsWithin(LEASE);
+      await store.complete('t:a:k1', OWNER, 'hash-1', response, TTL);
+      await ttlsWithin(TTL);
+    } finally {
+      await connection.close();
+      await setup.deleteKeys(prefix);
+    }
+  });
+});
+
+describe.each(setups.map((setup) => [setup.name, setup] as const))('RedisIdempotencyStore across processes: %s', (_name, setup) => {
+  it('grants exactly one claim when five connections race for one key', async () => {
+    const prefix = uniquePrefix('idem-multi');
+    const connections = await Promise.all(Array.from({ length: 5 }, () => setup.connect()));
+    try {
       const stores = connections.map((c) => new RedisIdempotencyStore(c.client, prefix));
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => stores[i % stores.length].claim('t:a:race', 'hash-1', LEASE)),
+        Array.from({ length: 50 }, (_, i) => stores[i % stores.length].claim('t:a:race', OWNER, 'hash-1', LEASE)),
       );
       expect(results.filter((r) => r.state === 'claimed')).toHaveLength(1);
       expect(results.filter((r) => r.state === 'in_flight')).toHaveLength(49);
     } finally {
       await Promise.all(connections.map((c) => c.close()));
-      await deleteKeys(admin, prefix);
-      admin.disconnect();
+      await setup.deleteKeys(prefix);
     }
   });
 });

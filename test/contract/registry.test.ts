@@ -1,14 +1,14 @@
 /**
- * One suite, every Registry: the embedded (memory) registry and the Redis registry must
- * behave the same. Redis runs at REDIS_TEST_URL (127.0.0.1:6379) with a unique prefix.
+ * One suite, every Registry: the embedded (memory) registry and the Redis registry, on one
+ * Redis (REDIS_TEST_URL, 127.0.0.1:6379, a unique prefix) and on a three-master Redis Cluster
+ * this file starts, must behave the same.
  */
-import type Redis from 'ioredis';
 import { MemoryRegistry } from '../../src/registry/memory';
 import { RedisRegistry } from '../../src/registry/redis';
 import type { Registry } from '../../src/registry/registry';
 import type { StoredChannel, StoredTrigger } from '../../src/registry/schemas';
-import { RedisConnection } from '../../src/redis/connection';
-import { REDIS_TEST_URL, deleteKeys, requireRedis, silentLogger, uniquePrefix } from '../helpers/redis';
+import { silentLogger, uniquePrefix } from '../helpers/redis';
+import { redisSetups } from '../helpers/redis-setups';
 
 interface Backend {
   registry: Registry;
@@ -24,13 +24,11 @@ const backends: Array<[string, () => Promise<Backend>]> = [
       return { registry, cleanup: () => registry.close() };
     },
   ],
-  [
-    'redis',
+  ...redisSetups().map((setup): [string, () => Promise<Backend>] => [
+    setup.name,
     async () => {
-      const admin: Redis = await requireRedis();
       const prefix = uniquePrefix('registry');
-      const connection = new RedisConnection(REDIS_TEST_URL, 1000, silentLogger());
-      await connection.start();
+      const connection = await setup.connect();
       const registry = new RedisRegistry(connection, prefix, silentLogger());
       await registry.start();
       return {
@@ -39,13 +37,12 @@ const backends: Array<[string, () => Promise<Backend>]> = [
           await registry.close();
           await registry.close();
           await connection.close();
-          await deleteKeys(admin, prefix);
-          expect(await admin.keys(`${prefix}*`)).toEqual([]);
-          admin.disconnect();
+          await setup.deleteKeys(prefix);
+          expect(await setup.keysUnder(prefix)).toEqual([]);
         },
       };
     },
-  ],
+  ]),
 ];
 
 function trigger(workflowId: string, overrides: Partial<StoredTrigger> = {}): StoredTrigger {

@@ -1,6 +1,6 @@
 import { MemoryStore } from 'express-rate-limit';
 import type { AppDeps } from '../../src/app-deps';
-import { createApp } from '../../src/app';
+import { createAdminApp, createApp } from '../../src/app';
 import { batcherOptions } from '../../src/container';
 import { configSchema, type Config } from '../../src/config/schema';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
@@ -12,6 +12,7 @@ import { MemoryRegistry } from '../../src/registry/memory';
 import { toStoredChannel, toStoredTrigger } from '../../src/registry/records';
 import type { ChannelInput, TriggerInput } from '../../src/registry/schemas';
 import { CaptureSink } from './capture-sink';
+import type { TestClock } from './clock';
 import { loggerToLines } from './log-lines';
 
 export const ADMIN_TOKEN = 'admin-token-for-tests';
@@ -23,6 +24,11 @@ export const ADMIN_TOKEN = 'admin-token-for-tests';
 export interface TestAppOptions {
   /** Leave ADMIN_TOKEN unset (the admin API then answers 404). */
   withoutAdminToken?: boolean;
+  /**
+   * The idempotency store's clock. Rate-limit windows (express-rate-limit's MemoryStore) read
+   * Date.now(): install() the clock for them.
+   */
+  clock?: TestClock;
 }
 
 export function testApp(env: Record<string, string> = {}, options: TestAppOptions = {}) {
@@ -33,7 +39,7 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
   const metrics = createMetrics();
   const sink = new CaptureSink();
   const registry = new MemoryRegistry();
-  const idempotency = new MemoryIdempotencyStore();
+  const idempotency = new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS, now: options.clock?.now });
   const batcher = new MicroBatcher(sink, batcherOptions(config));
   const deps: AppDeps = {
     config,
@@ -44,11 +50,14 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
     publisher: batcher,
     bodyBudget: new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES),
     enforceRateLimits: createRateLimiter({ storeFor: () => new MemoryStore(), onStoreError: () => undefined }),
-    checks: [{ name: 'capture', ping: () => sink.ping() }],
-    lifecycle: { draining: false },
+    checks: [{ name: 'sink', ping: () => sink.ping() }],
+    lifecycle: { started: true, draining: false },
   };
   return {
+    /** The public listener: ingress routes and /healthz. */
     app: createApp(deps),
+    /** The admin listener: /admin, /metrics, /readyz. */
+    admin: createAdminApp(deps),
     deps,
     sink,
     registry,

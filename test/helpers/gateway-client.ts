@@ -1,9 +1,11 @@
 /**
  * Small HTTP helpers for tests that talk to built gateway processes (startGateway) over TCP:
- * timed webhook posts, admin calls, the file sink's records and one metric from /metrics.
+ * timed webhook posts, admin calls, the file sink's records and one metric from /metrics
+ * (admin calls and /metrics go to the admin listener, RunningGateway.adminUrl).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitUntil } from './wait';
 
 export interface TimedResponse {
   status: number;
@@ -40,7 +42,7 @@ export function postWebhook(
   return timedFetch(`${baseUrl}/api/webhooks/trigger/${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
 }
 
-/** An admin API call with the bearer token. */
+/** An admin API call with the bearer token; `baseUrl` is the admin listener's (RunningGateway.adminUrl). */
 export function admin(baseUrl: string, token: string, method: string, path: string, body?: unknown): Promise<TimedResponse> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -64,7 +66,7 @@ export function sinkRecords(eventsDir: string, topic = 'workflow.triggers'): Sin
     .map((line) => JSON.parse(line) as SinkRecord);
 }
 
-/** The sum of every sample of `name` whose labels include all of `labels` (0 when none). */
+/** The sum of every sample of `name` whose labels include all of `labels` (0 when none); `baseUrl` is the admin listener's. */
 export async function metricValue(baseUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
   let sum = 0;
@@ -77,4 +79,38 @@ export async function metricValue(baseUrl: string, name: string, labels: Record<
     if (Object.entries(labels).every(([key, value]) => present[key] === value)) sum += Number(match[3]);
   }
   return sum;
+}
+
+export interface ServerTiming {
+  status: number;
+  /** The gateway's access log: from the request's arrival to the end of its answer. */
+  ms: number;
+}
+
+/**
+ * The gateway's own timing of each request, by X-Request-Id (send one per request), once
+ * every one of `requestIds` is in its output. Deadline checks use it: on a busy machine the
+ * client's clock also counts the time an answer waited for the client itself to run, which
+ * says nothing about the gateway.
+ */
+export async function serverTimings(output: () => string, requestIds: string[]): Promise<Map<string, ServerTiming>> {
+  const timings = new Map<string, ServerTiming>();
+  let parsed = 0;
+  const read = () => {
+    const text = output();
+    const end = text.lastIndexOf('\n') + 1;
+    for (const line of text.slice(parsed, end).split('\n')) {
+      if (!line.includes('"msg":"request"')) continue;
+      try {
+        const entry = JSON.parse(line) as { reqId?: string; status: number; ms: number };
+        if (entry.reqId !== undefined) timings.set(entry.reqId, { status: entry.status, ms: entry.ms });
+      } catch {
+        // not a log line of the gateway's
+      }
+    }
+    parsed = end;
+    return requestIds.every((id) => timings.has(id));
+  };
+  await waitUntil(read, `the gateway's access log lines of ${requestIds.length} request(s)`);
+  return timings;
 }

@@ -121,8 +121,8 @@ export async function postOrder(
 }
 
 /** The value of an unlabelled counter (or the sum over its labels) in Prometheus text. */
-export async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+export async function metric(adminUrl: string, name: string): Promise<number> {
+  const text = await (await fetch(`${adminUrl}/metrics`)).text();
   let sum = 0;
   let found = false;
   for (const line of text.split('\n')) {
@@ -137,9 +137,34 @@ export async function metric(url: string, name: string): Promise<number> {
   return sum;
 }
 
-export async function readyz(url: string): Promise<{ status: number; json: any; retryAfter: string | null }> {
-  const res = await fetch(`${url}/readyz`);
+/** The value of one labelled series (`labels` as written in the text, e.g. `dependency="sink"`). */
+export async function metricWithLabels(adminUrl: string, name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`${adminUrl}/metrics`)).text();
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\} (\S+)$/.exec(line);
+    if (match && match[1] === name && match[2].split(',').includes(labels)) return Number(match[3]);
+  }
+  throw new Error(`metric ${name}{${labels}} not found`);
+}
+
+export async function readyz(adminUrl: string): Promise<{ status: number; json: any; retryAfter: string | null }> {
+  const res = await fetch(`${adminUrl}/readyz`);
   return { status: res.status, json: await res.json(), retryAfter: res.headers.get('retry-after') };
+}
+
+/**
+ * Waits until /readyz reports the sink `up` (Kafka connected and both topics there); returns
+ * the ms it took. Readiness itself is 200 whatever Kafka does: it is reported in the body.
+ */
+export async function sinkUp(adminUrl: string, timeoutMs = 10_000): Promise<number> {
+  return until(
+    async () => {
+      const { status, json } = await readyz(adminUrl);
+      return status === 200 && json.checks?.sink === 'up';
+    },
+    timeoutMs,
+    '/readyz to report the sink up',
+  );
 }
 
 /** Polls fn until it returns true; returns the ms it took, or throws after timeoutMs. */

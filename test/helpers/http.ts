@@ -41,7 +41,3 @@ export function expectRateLimitHeaders(res: Response): { limit: number; remainin
   expect(reset.toISOString()).toBe(resetHeader);
   return { limit, remaining, reset };
 }
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

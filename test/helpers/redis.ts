@@ -8,10 +8,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import Redis from 'ioredis';
 import pino, { type Logger } from 'pino';
+import { reservePort, type ReservedPort } from './ports';
 
 export const REDIS_TEST_URL = process.env.REDIS_TEST_URL ?? 'redis://127.0.0.1:6379/0';
 
@@ -45,17 +45,46 @@ export function uniquePrefix(tag = 't'): string {
   return `igw-test:${tag}:${randomBytes(6).toString('hex')}:`;
 }
 
-/** Deletes every key under the prefix. */
-export async function deleteKeys(client: Redis, prefix: string): Promise<number> {
+/** Every key under the prefix (SCAN, so never blocking the shared server). */
+export async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
   const pattern = `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+  const found: string[] = [];
   let cursor = '0';
-  let deleted = 0;
   do {
     const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
     cursor = next;
-    if (keys.length > 0) deleted += await client.del(...keys);
+    found.push(...keys);
   } while (cursor !== '0');
-  return deleted;
+  return found;
+}
+
+/** Deletes every key under the prefix. */
+export async function deleteKeys(client: Redis, prefix: string): Promise<number> {
+  const keys = await keysUnder(client, prefix);
+  return keys.length > 0 ? client.del(...keys) : 0;
+}
+
+/**
+ * Lets `ms` pass for every key under the prefix, as far as their expiry goes: each key's time
+ * to live is shortened by `ms` (PEXPIRE), and a key whose time is up is deleted, as Redis
+ * would. Tests of leases and windows use long times and this instead of waiting for a short
+ * one to run out, so two round trips never race an expiry. Fails on a key without an expiry.
+ */
+export async function elapseKeys(client: Redis, prefix: string, ms: number): Promise<void> {
+  for (const key of await keysUnder(client, prefix)) {
+    const left = await client.pttl(key);
+    if (left === -2) continue; // gone meanwhile
+    if (left === -1) throw new Error(`${key} has no expiry: it would never be forgotten`);
+    if (left > ms) await client.pexpire(key, left - ms);
+    else await client.del(key);
+  }
+}
+
+/** The time to live of every key under the prefix in ms (-1: none), by key. */
+export async function keyTtls(client: Redis, prefix: string): Promise<Map<string, number>> {
+  const ttls = new Map<string, number>();
+  for (const key of await keysUnder(client, prefix)) ttls.set(key, await client.pttl(key));
+  return ttls;
 }
 
 /** A logger that writes nowhere. */
@@ -81,18 +110,12 @@ export function capturingLogger(level = 'debug'): { logger: Logger; lines: Array
   return { logger, lines, text: () => raw.join('\n') };
 }
 
-/** A TCP port nothing listens on right now. */
+/**
+ * A port of 127.0.0.1 nothing listens on, reserved for this process until it exits (see
+ * ports.ts: never one the kernel could hand to another socket meanwhile).
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  return (await reservePort()).port;
 }
 
 /** Fails with how to install Redis when the redis-server binary is missing. */
@@ -111,20 +134,44 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+/** redis-server could not bind its port: another process has it. */
+class PortTakenError extends Error {}
+
+const START_ATTEMPTS = 5;
+
 /**
- * A throw-away redis-server on its own port (no persistence), for tests that kill, freeze
- * and restart Redis without touching the shared one. Always call stop() in afterAll.
+ * A throw-away redis-server on a port of its own (no persistence), for tests that kill, freeze
+ * and restart Redis without touching the shared one. Its port stays reserved for it (see
+ * ports.ts) until dispose(), so it can be restarted on the same port. Always dispose() in afterAll.
  */
 export class RedisServerProcess {
   private child?: ChildProcess;
 
-  private constructor(readonly port: number) {}
+  private constructor(private readonly reservation: ReservedPort) {}
 
-  static async start(port?: number): Promise<RedisServerProcess> {
+  /** Started and answering PING. Should its port be taken meanwhile, it starts on another. */
+  static async start(): Promise<RedisServerProcess> {
     requireRedisServerBinary();
-    const server = new RedisServerProcess(port ?? (await freePort()));
-    await server.start();
-    return server;
+    for (let attempt = 1; ; attempt += 1) {
+      const server = new RedisServerProcess(await reservePort());
+      try {
+        await server.start();
+        return server;
+      } catch (error) {
+        await server.dispose();
+        if (!(error instanceof PortTakenError) || attempt === START_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Not started yet: its port is known and kept, so a client can be pointed at a Redis that is not there. */
+  static async reserve(): Promise<RedisServerProcess> {
+    requireRedisServerBinary();
+    return new RedisServerProcess(await reservePort());
+  }
+
+  get port(): number {
+    return this.reservation.port;
   }
 
   get url(): string {
@@ -146,17 +193,19 @@ export class RedisServerProcess {
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     running.add(child);
-    child.once('exit', () => running.delete(child));
+    void exited.then(() => running.delete(child));
     this.child = child;
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null) break;
+    // Until it answers or exits; the deadline only says when to give up on a server that hangs.
+    const deadline = performance.now() + 30_000;
+    while (child.exitCode === null && child.signalCode === null && performance.now() < deadline) {
       if (await answersPing(this.url)) return;
-      await sleep(50);
+      await Promise.race([exited, sleep(20)]);
     }
     await this.stop();
-    throw new Error(`redis-server on port ${this.port} did not start: ${output.trim()}`);
+    const message = `redis-server on port ${this.port} did not start: ${output.trim() || 'no answer to PING'}`;
+    throw /Address already in use/i.test(output) ? new PortTakenError(message) : new Error(message);
   }
 
   /** Kills the server at once (a crash: no shutdown, connections cut) and waits for it to exit. */
@@ -168,6 +217,12 @@ export class RedisServerProcess {
     child.kill('SIGCONT');
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /** Stops the server and gives its port back. */
+  async dispose(): Promise<void> {
+    await this.stop();
+    this.reservation.release();
   }
 
   /** Freezes the server: connections stay open but nothing answers (a black-holed Redis). */
@@ -200,10 +255,10 @@ export function sleep(ms: number): Promise<void> {
 
 /** Polls `probe` until it returns true; resolves with the time it took, rejects after `timeoutMs`. */
 export async function waitFor(probe: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 10): Promise<number> {
-  const started = Date.now();
+  const started = performance.now();
   for (;;) {
-    if (await probe()) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    if (await probe()) return performance.now() - started;
+    if (performance.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
     await sleep(everyMs);
   }
 }

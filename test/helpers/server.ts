@@ -13,8 +13,12 @@ const MAIN = join(repositoryRoot(__dirname), 'dist', 'main.js');
 
 export interface RunningGateway {
   child: ChildProcess;
+  /** The public listener: ingress routes and /healthz. */
   url: string;
   port: number;
+  /** The admin listener: /admin, /metrics, /readyz. */
+  adminUrl: string;
+  adminPort: number;
   /** Every stdout and stderr line so far. */
   output(): string;
   /** Resolves once the output contains `text` (logs are written asynchronously). */
@@ -25,10 +29,10 @@ export interface RunningGateway {
 }
 
 /** Starts the built gateway (dist/main.js) as a child process on a free port. */
-export async function startGateway(env: Record<string, string>, timeoutMs = 15_000): Promise<RunningGateway> {
+export async function startGateway(env: Record<string, string>, timeoutMs = 30_000): Promise<RunningGateway> {
   if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: run `npm run build` (npm test does it first)');
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -38,14 +42,14 @@ export async function startGateway(env: Record<string, string>, timeoutMs = 15_0
   activeChildren.add(child);
   exited.then(() => activeChildren.delete(child));
 
-  const port = await new Promise<number>((resolve, reject) => {
+  const [port, adminPort] = await new Promise<[number, number]>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`gateway did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
     const poll = setInterval(() => {
-      const match = output.match(/"port":(\d+)[^\n]*"msg":"listening"/);
+      const match = output.match(/"port":(\d+),"adminPort":(\d+)[^\n]*"msg":"listening"/);
       if (match) {
         clearInterval(poll);
         clearTimeout(timer);
-        resolve(Number(match[1]));
+        resolve([Number(match[1]), Number(match[2])]);
       }
     }, 20);
     exited.then((code) => {
@@ -58,11 +62,13 @@ export async function startGateway(env: Record<string, string>, timeoutMs = 15_0
     child,
     port,
     url: `http://127.0.0.1:${port}`,
+    adminPort,
+    adminUrl: `http://127.0.0.1:${adminPort}`,
     output: () => output,
-    waitForOutput: async (text, waitMs = 5000) => {
-      const until = Date.now() + waitMs;
+    waitForOutput: async (text, waitMs = 15_000) => {
+      const until = performance.now() + waitMs;
       while (!output.includes(text)) {
-        if (Date.now() > until) throw new Error(`output did not contain ${text} within ${waitMs} ms:\n${output}`);
+        if (performance.now() > until) throw new Error(`output did not contain ${text} within ${waitMs} ms:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

@@ -14,7 +14,8 @@ const channel = {
 };
 
 describe('admin API authentication (contract §8)', () => {
-  const t = testApp();
+  // 25 wrong tokens on purpose: past the default throttle of failed authentications (tested on its own).
+  const t = testApp({ AUTH_FAILURE_LIMIT: '100/60' });
 
   it.each([
     ['no Authorization header', undefined],
@@ -23,12 +24,12 @@ describe('admin API authentication (contract §8)', () => {
     ['a trigger token', `Bearer ${TRIGGER_TOKEN}`],
   ])('answers 401 with %s, on every admin route', async (_name, header) => {
     const calls = [
-      request(t.app).get('/admin/triggers'),
-      request(t.app).get('/admin/triggers/x'),
-      request(t.app).put('/admin/triggers/x').send(triggerInput()),
-      request(t.app).delete('/admin/triggers/x'),
-      request(t.app).get('/admin/channels/x'),
-      request(t.app).put('/admin/channels/x').send(channel),
+      request(t.admin).get('/admin/triggers'),
+      request(t.admin).get('/admin/triggers/x'),
+      request(t.admin).put('/admin/triggers/x').send(triggerInput()),
+      request(t.admin).delete('/admin/triggers/x'),
+      request(t.admin).get('/admin/channels/x'),
+      request(t.admin).put('/admin/channels/x').send(channel),
     ];
     for (const call of calls) {
       const res = await (header === undefined ? call : call.set('Authorization', header));
@@ -40,7 +41,7 @@ describe('admin API authentication (contract §8)', () => {
   });
 
   it('checks the token before parsing the body', async () => {
-    const res = await request(t.app).put('/admin/triggers/x').set('Content-Type', 'application/json').send('{broken');
+    const res = await request(t.admin).put('/admin/triggers/x').set('Content-Type', 'application/json').send('{broken');
     expectError(res, 'UNAUTHORIZED');
   });
 });
@@ -52,12 +53,12 @@ describe('admin API without ADMIN_TOKEN (contract §1, §8)', () => {
     expect(t.deps.config.ADMIN_TOKEN).toBeUndefined();
     for (const header of [undefined, `Bearer ${ADMIN_TOKEN}`, 'Bearer ']) {
       const calls = [
-        request(t.app).get('/admin/triggers'),
-        request(t.app).get('/admin/triggers/x'),
-        request(t.app).put('/admin/triggers/x').send(triggerInput()),
-        request(t.app).delete('/admin/triggers/x'),
-        request(t.app).put('/admin/channels/c').send(channel),
-        request(t.app).get('/admin'),
+        request(t.admin).get('/admin/triggers'),
+        request(t.admin).get('/admin/triggers/x'),
+        request(t.admin).put('/admin/triggers/x').send(triggerInput()),
+        request(t.admin).delete('/admin/triggers/x'),
+        request(t.admin).put('/admin/channels/c').send(channel),
+        request(t.admin).get('/admin'),
       ];
       for (const call of calls) {
         const res = await (header === undefined ? call : call.set('Authorization', header));
@@ -86,7 +87,7 @@ describe('admin triggers (contract §8)', () => {
       rateLimit: { limit: 10, windowSeconds: 60 },
       idempotency: { keyField: 'id', ttlSeconds: 3600 },
     });
-    const res = await request(t.app).put('/admin/triggers/orders-v2').set(auth).send(body);
+    const res = await request(t.admin).put('/admin/triggers/orders-v2').set(auth).send(body);
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBeTruthy();
     expect(Object.keys(res.body)).toEqual(['data']);
@@ -107,7 +108,7 @@ describe('admin triggers (contract §8)', () => {
     expect(res.text).not.toContain(TRIGGER_TOKEN);
     expect(res.text).not.toMatch(/tokenHash|[0-9a-f]{64}/);
 
-    const read = await request(t.app).get('/admin/triggers/orders-v2').set(auth);
+    const read = await request(t.admin).get('/admin/triggers/orders-v2').set(auth);
     expect(read.status).toBe(200);
     // supertest listens on a new port per request, so url differs only in its port
     expect(read.body.data).toEqual({ ...data, url: expect.stringMatching(/\/api\/webhooks\/trigger\/orders-v2$/) });
@@ -125,12 +126,12 @@ describe('admin triggers (contract §8)', () => {
 
   it('uses PUBLIC_BASE_URL for url when it is set', async () => {
     const t2 = testApp({ PUBLIC_BASE_URL: 'https://hooks.example.com/' });
-    const res = await request(t2.app).put('/admin/triggers/p1').set(auth).send(triggerInput());
+    const res = await request(t2.admin).put('/admin/triggers/p1').set(auth).send(triggerInput());
     expect(res.body.data.url).toBe('https://hooks.example.com/api/webhooks/trigger/p1');
   });
 
   it('a custom auth header is kept lower-case, read back, used, and removed from the published headers', async () => {
-    const res = await request(t.app).put('/admin/triggers/hdr').set(auth).send(triggerInput({ auth: { token: TRIGGER_TOKEN, header: 'X-Hook-Auth' } }));
+    const res = await request(t.admin).put('/admin/triggers/hdr').set(auth).send(triggerInput({ auth: { token: TRIGGER_TOKEN, header: 'X-Hook-Auth' } }));
     expect(res.status).toBe(200);
     expect(res.body.data.auth).toEqual({ header: 'x-hook-auth', tokenSet: true });
     const hook = await request(t.app).post(hookUrl('hdr')).set('X-Hook-Auth', TRIGGER_TOKEN).send({ a: 1 });
@@ -141,41 +142,41 @@ describe('admin triggers (contract §8)', () => {
   });
 
   it('a token change is in force at once: the old token is refused', async () => {
-    await request(t.app).put('/admin/triggers/rotate').set(auth).send(triggerInput({ auth: { token: 'first-token-123' } }));
+    await request(t.admin).put('/admin/triggers/rotate').set(auth).send(triggerInput({ auth: { token: 'first-token-123' } }));
     expect((await request(t.app).post(hookUrl('rotate')).set('Authorization', 'Bearer first-token-123').send({ a: 1 })).status).toBe(200);
-    await request(t.app).put('/admin/triggers/rotate').set(auth).send(triggerInput({ auth: { token: 'second-token-456' } }));
+    await request(t.admin).put('/admin/triggers/rotate').set(auth).send(triggerInput({ auth: { token: 'second-token-456' } }));
     expectError(await request(t.app).post(hookUrl('rotate')).set('Authorization', 'Bearer first-token-123').send({ a: 2 }), 'UNAUTHORIZED');
     expect((await request(t.app).post(hookUrl('rotate')).set('Authorization', 'Bearer second-token-456').send({ a: 3 })).status).toBe(200);
   });
 
   it('undeploy → webhook 404; deploy again → 200; DELETE → 404', async () => {
-    await request(t.app).put('/admin/triggers/toggle').set(auth).send(triggerInput());
+    await request(t.admin).put('/admin/triggers/toggle').set(auth).send(triggerInput());
     expect((await request(t.app).post(hookUrl('toggle')).send({ v: 1 })).status).toBe(200);
 
-    const off = await request(t.app).put('/admin/triggers/toggle').set(auth).send(triggerInput({ deployed: false }));
+    const off = await request(t.admin).put('/admin/triggers/toggle').set(auth).send(triggerInput({ deployed: false }));
     expect(off.body.data.deployed).toBe(false);
     expectError(await request(t.app).post(hookUrl('toggle')).send({ v: 2 }), 'NOT_FOUND');
 
-    await request(t.app).put('/admin/triggers/toggle').set(auth).send(triggerInput());
+    await request(t.admin).put('/admin/triggers/toggle').set(auth).send(triggerInput());
     expect((await request(t.app).post(hookUrl('toggle')).send({ v: 3 })).status).toBe(200);
 
-    const del = await request(t.app).delete('/admin/triggers/toggle').set(auth);
+    const del = await request(t.admin).delete('/admin/triggers/toggle').set(auth);
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ data: { path: 'toggle', deleted: true } });
     expectError(await request(t.app).post(hookUrl('toggle')).send({ v: 4 }), 'NOT_FOUND');
-    expectError(await request(t.app).get('/admin/triggers/toggle').set(auth), 'NOT_FOUND');
-    expectError(await request(t.app).delete('/admin/triggers/toggle').set(auth), 'NOT_FOUND');
+    expectError(await request(t.admin).get('/admin/triggers/toggle').set(auth), 'NOT_FOUND');
+    expectError(await request(t.admin).delete('/admin/triggers/toggle').set(auth), 'NOT_FOUND');
   });
 
   it('an unrecognized key is a 400 with a detail { code: "unrecognized_keys", keys }', async () => {
-    const res = await request(t.app).put('/admin/triggers/bad').set(auth).send({ ...triggerInput(), bogus: 1, another: true });
+    const res = await request(t.admin).put('/admin/triggers/bad').set(auth).send({ ...triggerInput(), bogus: 1, another: true });
     const error = expectError(res, 'BAD_REQUEST');
     expect(error.details).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'unrecognized_keys', keys: expect.arrayContaining(['bogus', 'another']) })]));
     expect(await t.registry.triggers.get('bad')).toBeUndefined();
   });
 
   it('an unrecognized nested key is refused too, with its path', async () => {
-    const res = await request(t.app).put('/admin/triggers/bad').set(auth).send(triggerInput({ auth: { token: TRIGGER_TOKEN, extra: 1 } as never }));
+    const res = await request(t.admin).put('/admin/triggers/bad').set(auth).send(triggerInput({ auth: { token: TRIGGER_TOKEN, extra: 1 } as never }));
     const error = expectError(res, 'BAD_REQUEST');
     expect(error.details).toEqual([expect.objectContaining({ code: 'unrecognized_keys', keys: ['extra'], path: 'auth' })]);
     expect(res.text).not.toContain(TRIGGER_TOKEN);
@@ -189,32 +190,32 @@ describe('admin triggers (contract §8)', () => {
     ['a header name with a space', { ...triggerInput(), auth: { token: TRIGGER_TOKEN, header: 'x hook' } }],
     ['deployed as a string', { ...triggerInput(), deployed: 'yes' }],
   ])('refuses %s with 400 and details', async (_name, body) => {
-    const res = await request(t.app).put('/admin/triggers/bad').set(auth).send(body);
+    const res = await request(t.admin).put('/admin/triggers/bad').set(auth).send(body);
     const error = expectError(res, 'BAD_REQUEST');
     expect(Array.isArray(error.details)).toBe(true);
     expect(error.details.length).toBeGreaterThan(0);
   });
 
   it('refuses a path outside [A-Za-z0-9_-]{1,128}, malformed JSON and a body over 1 MB', async () => {
-    expectError(await request(t.app).put('/admin/triggers/a.b').set(auth).send(triggerInput()), 'BAD_REQUEST');
-    expectError(await request(t.app).put(`/admin/triggers/${'p'.repeat(129)}`).set(auth).send(triggerInput()), 'BAD_REQUEST');
-    expectError(await request(t.app).put('/admin/triggers/ok').set(auth).set('Content-Type', 'application/json').send('{"a":'), 'BAD_REQUEST');
+    expectError(await request(t.admin).put('/admin/triggers/a.b').set(auth).send(triggerInput()), 'BAD_REQUEST');
+    expectError(await request(t.admin).put(`/admin/triggers/${'p'.repeat(129)}`).set(auth).send(triggerInput()), 'BAD_REQUEST');
+    expectError(await request(t.admin).put('/admin/triggers/ok').set(auth).set('Content-Type', 'application/json').send('{"a":'), 'BAD_REQUEST');
     const big = { ...triggerInput(), response: { status: 200, body: { pad: 'x'.repeat(1_100_000) } } };
-    expectError(await request(t.app).put('/admin/triggers/ok').set(auth).send(big), 'PAYLOAD_TOO_LARGE');
+    expectError(await request(t.admin).put('/admin/triggers/ok').set(auth).send(big), 'PAYLOAD_TOO_LARGE');
   });
 
   it('lists with cursor paging: 7 triggers, limit 3 → 3 + 3 + 1, in path order, then nextCursor null', async () => {
     const t2 = testApp();
     const paths = ['g-7', 'a-1', 'e-5', 'c-3', 'b-2', 'f-6', 'd-4'];
     for (const path of paths) {
-      const res = await request(t2.app).put(`/admin/triggers/${path}`).set(auth).send(triggerInput({ auth: { token: `${TRIGGER_TOKEN}-${path}` } }));
+      const res = await request(t2.admin).put(`/admin/triggers/${path}`).set(auth).send(triggerInput({ auth: { token: `${TRIGGER_TOKEN}-${path}` } }));
       expect(res.status).toBe(200);
     }
     const pages: string[][] = [];
     let cursor: string | null | undefined;
     do {
       const query = cursor ? `?limit=3&cursor=${encodeURIComponent(cursor)}` : '?limit=3';
-      const res = await request(t2.app).get(`/admin/triggers${query}`).set(auth);
+      const res = await request(t2.admin).get(`/admin/triggers${query}`).set(auth);
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['data', 'nextCursor']);
       expect(res.text).not.toContain(TRIGGER_TOKEN);
@@ -229,17 +230,17 @@ describe('admin triggers (contract §8)', () => {
     expect(pages).toEqual([['a-1', 'b-2', 'c-3'], ['d-4', 'e-5', 'f-6'], ['g-7']]);
     expect(cursor).toBeNull();
 
-    const all = await request(t2.app).get('/admin/triggers').set(auth);
+    const all = await request(t2.admin).get('/admin/triggers').set(auth);
     expect(all.body.data).toHaveLength(7);
     expect(all.body.nextCursor).toBeNull();
   });
 
   it.each(['0', '501', 'abc', '2.5'])('refuses limit=%s with 400', async (limit) => {
-    expectError(await request(t.app).get(`/admin/triggers?limit=${limit}`).set(auth), 'BAD_REQUEST');
+    expectError(await request(t.admin).get(`/admin/triggers?limit=${limit}`).set(auth), 'BAD_REQUEST');
   });
 
   it('refuses a malformed cursor with 400', async () => {
-    expectError(await request(t.app).get('/admin/triggers?cursor=%24%24%24').set(auth), 'BAD_REQUEST');
+    expectError(await request(t.admin).get('/admin/triggers?cursor=%24%24%24').set(auth), 'BAD_REQUEST');
   });
 });
 
@@ -247,11 +248,11 @@ describe('admin channels (contract §8)', () => {
   const t = testApp();
 
   it('PUT, GET, list and DELETE never return verifyToken or appSecret', async () => {
-    const put = await request(t.app).put('/admin/channels/wa-main').set(auth).send(channel);
+    const put = await request(t.admin).put('/admin/channels/wa-main').set(auth).send(channel);
     expect(put.status).toBe(200);
-    const get = await request(t.app).get('/admin/channels/wa-main').set(auth);
+    const get = await request(t.admin).get('/admin/channels/wa-main').set(auth);
     expect(get.status).toBe(200);
-    const list = await request(t.app).get('/admin/channels').set(auth);
+    const list = await request(t.admin).get('/admin/channels').set(auth);
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(1);
     for (const res of [put, get, list]) {
@@ -270,21 +271,21 @@ describe('admin channels (contract §8)', () => {
     });
     expect(new URL(get.body.data.url).pathname).toBe('/api/channels/whatsapp/wa-main');
 
-    const del = await request(t.app).delete('/admin/channels/wa-main').set(auth);
+    const del = await request(t.admin).delete('/admin/channels/wa-main').set(auth);
     expect(del.body).toEqual({ data: { channelId: 'wa-main', deleted: true } });
-    expectError(await request(t.app).get('/admin/channels/wa-main').set(auth), 'NOT_FOUND');
+    expectError(await request(t.admin).get('/admin/channels/wa-main').set(auth), 'NOT_FOUND');
   });
 
   it('an unrecognized key is a 400 with { code: "unrecognized_keys", keys }, and the secrets are not echoed', async () => {
-    const res = await request(t.app).put('/admin/channels/wa-2').set(auth).send({ ...channel, accessToken: 'x' });
+    const res = await request(t.admin).put('/admin/channels/wa-2').set(auth).send({ ...channel, accessToken: 'x' });
     const error = expectError(res, 'BAD_REQUEST');
     expect(error.details).toEqual([expect.objectContaining({ code: 'unrecognized_keys', keys: ['accessToken'] })]);
     expect(res.text).not.toContain(channel.appSecret);
     expect(res.text).not.toContain(channel.verifyToken);
   });
 
-  it('refuses a provider other than whatsapp and a phoneNumberId with non-digits', async () => {
-    expectError(await request(t.app).put('/admin/channels/wa-3').set(auth).send({ ...channel, provider: 'telegram' }), 'BAD_REQUEST');
-    expectError(await request(t.app).put('/admin/channels/wa-3').set(auth).send({ ...channel, phoneNumberId: '+1 555' }), 'BAD_REQUEST');
+  it('refuses WhatsApp fields under another provider, and a phoneNumberId with non-digits', async () => {
+    expectError(await request(t.admin).put('/admin/channels/wa-3').set(auth).send({ ...channel, provider: 'telegram' }), 'BAD_REQUEST');
+    expectError(await request(t.admin).put('/admin/channels/wa-3').set(auth).send({ ...channel, phoneNumberId: '+1 555' }), 'BAD_REQUEST');
   });
 });

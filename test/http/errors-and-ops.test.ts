@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { ADMIN_TOKEN, testApp } from '../helpers/app';
-import { expectError, hookUrl, sleep, triggerInput } from '../helpers/http';
+import { expectError, hookUrl, triggerInput } from '../helpers/http';
+import { accessLinesOf, parsedLines } from '../helpers/log-lines';
 import { StoreUnavailableError } from '../../src/store-error';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -20,11 +21,11 @@ describe('X-Request-Id (contract §7)', () => {
       await request(t.app).post(hookUrl('missing')).send({}),
       await request(t.app).get(hookUrl('rid')),
       await request(t.app).get('/no/such/route'),
-      await request(t.app).get('/admin/triggers'),
-      await request(t.app).get('/admin/triggers').set(admin),
+      await request(t.admin).get('/admin/triggers'),
+      await request(t.admin).get('/admin/triggers').set(admin),
       await request(t.app).get('/healthz'),
-      await request(t.app).get('/readyz'),
-      await request(t.app).get('/metrics'),
+      await request(t.admin).get('/readyz'),
+      await request(t.admin).get('/metrics'),
     ];
     expect(responses.map((r) => r.status)).toEqual([200, 429, 404, 405, 404, 401, 200, 200, 200, 200]);
     const ids = responses.map((r) => r.headers['x-request-id']);
@@ -49,11 +50,9 @@ describe('X-Request-Id (contract §7)', () => {
 
   it('writes one JSON log line per request with the request id, the path without its query string', async () => {
     await request(t.app).get('/healthz?verify_token=query-SECRET-1').set('X-Request-Id', 'log-check-1');
-    await sleep(20);
-    const lines = t.logLines.flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((line) => JSON.parse(line));
-    const mine = lines.filter((line) => line.reqId === 'log-check-1');
-    expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ msg: 'request', method: 'GET', path: '/healthz', status: 200, route: 'health' });
+    const [line] = await accessLinesOf(t.logLines, ['log-check-1']);
+    expect(parsedLines(t.logLines).filter((l) => l.reqId === 'log-check-1')).toHaveLength(1);
+    expect(line).toMatchObject({ msg: 'request', method: 'GET', path: '/healthz', status: 200, route: 'health' });
     expect(t.logLines.join('')).not.toContain('query-SECRET-1');
   });
 });
@@ -95,14 +94,17 @@ describe('error bodies (contract §7)', () => {
     t2.registry.triggers.list = async () => {
       throw new Error('ECONNRESET at /srv/app/src/registry/secret-file.ts:12:3 password=hunter2');
     };
-    const res = await request(t2.app).get('/admin/triggers').set(admin);
+    const res = await request(t2.admin).get('/admin/triggers').set(admin);
     const error = expectError(res, 'INTERNAL_ERROR');
     expect(res.body).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'internal error' } });
     expect(res.text).not.toContain('hunter2');
     expect(res.text).not.toContain('ECONNRESET');
     expect(error.details).toBeUndefined();
-    await sleep(20);
-    expect(t2.logLines.join('')).toContain('unexpected error');
+    // The error is logged before the answer is sent; the access line (after it) says it is all there.
+    await accessLinesOf(t2.logLines, [res.headers['x-request-id']]);
+    const logged = parsedLines(t2.logLines).filter((l) => l.msg === 'unexpected error');
+    expect(logged).toHaveLength(1);
+    expect(logged[0].reqId).toBe(res.headers['x-request-id']);
   });
 
   it('a registry that cannot answer is 503 with Retry-After (never a 404)', async () => {
@@ -111,7 +113,7 @@ describe('error bodies (contract §7)', () => {
       throw new StoreUnavailableError('registry down');
     };
     const res = await request(t2.app).post(hookUrl('any')).send({});
-    expect(expectError(res, 'SERVICE_UNAVAILABLE').details).toEqual({ reason: 'registry' });
+    expect(expectError(res, 'SERVICE_UNAVAILABLE').details).toEqual({ reason: 'registry_unavailable' });
     expect(res.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
     expect(res.text).not.toContain('registry down');
   });
@@ -124,7 +126,7 @@ describe('error bodies (contract §7)', () => {
     await refuse.addTrigger('s', triggerInput());
     refuse.deps.idempotency.claim = failClaim;
     const refused = await request(refuse.app).post(hookUrl('s')).set('Idempotency-Key', 'k').send({ a: 1 });
-    expect(expectError(refused, 'SERVICE_UNAVAILABLE').details).toEqual({ reason: 'store' });
+    expect(expectError(refused, 'SERVICE_UNAVAILABLE').details).toEqual({ reason: 'store_unavailable' });
     expect(refused.headers['retry-after']).toMatch(/^[1-9][0-9]*$/);
     expect(refuse.sink.records).toHaveLength(0);
 
@@ -143,6 +145,7 @@ describe('/healthz and /readyz (contract §9)', () => {
   afterEach(() => {
     t.sink.mode = 'ack';
     t.deps.lifecycle.draining = false;
+    t.deps.lifecycle.started = true;
   });
 
   it('/healthz answers 200', async () => {
@@ -151,38 +154,46 @@ describe('/healthz and /readyz (contract §9)', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
-  it('/readyz answers 200 while the sink answers', async () => {
-    const res = await request(t.app).get('/readyz');
+  it('/readyz answers 200 with each dependency up', async () => {
+    const res = await request(t.admin).get('/readyz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: ['capture'] });
+    expect(res.body).toEqual({ status: 'ready', checks: { sink: 'up' } });
   });
 
-  it('/readyz answers 503 naming the sink when it is down, /healthz stays 200', async () => {
+  it('/readyz stays 200 while the sink (a dependency every pod shares) is down, and reports it in the body', async () => {
     t.sink.mode = 'fail';
-    const res = await request(t.app).get('/readyz');
-    const error = expectError(res, 'SERVICE_UNAVAILABLE');
-    expect(error.details).toEqual({ down: ['capture'] });
-    expect(error.message).toContain('capture');
-    expect(res.headers['retry-after']).toBeDefined();
+    const res = await request(t.admin).get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: 'ready',
+      checks: { sink: 'down' },
+      details: { sink: { error: 'capture sink is down' } },
+    });
+    expect(res.headers['retry-after']).toBeUndefined();
     expect((await request(t.app).get('/healthz')).status).toBe(200);
-    t.sink.mode = 'ack';
-    expect((await request(t.app).get('/readyz')).status).toBe(200);
   });
 
   it('/readyz answers 503 "draining" while the process drains, and responses ask to close the connection', async () => {
     t.deps.lifecycle.draining = true;
-    const res = await request(t.app).get('/readyz');
+    const res = await request(t.admin).get('/readyz');
     const error = expectError(res, 'SERVICE_UNAVAILABLE');
-    expect(error.details).toEqual({ down: ['draining'] });
+    expect(error.details).toEqual({ reason: 'closed', status: 'draining', checks: { sink: 'up' } });
     expect(error.message).toContain('draining');
+    expect(res.headers['retry-after']).toBe('1');
     expect(res.headers.connection).toBe('close');
   });
 
-  it('/readyz names every problem at once', async () => {
+  it('/readyz answers 503 "starting" before the process has started', async () => {
+    t.deps.lifecycle.started = false;
+    const res = await request(t.admin).get('/readyz');
+    expect(expectError(res, 'SERVICE_UNAVAILABLE').details).toEqual({ reason: 'starting', status: 'starting', checks: { sink: 'up' } });
+  });
+
+  it('draining with the sink down: 503 for draining only, the sink reported in the body', async () => {
     t.sink.mode = 'fail';
     t.deps.lifecycle.draining = true;
-    const res = await request(t.app).get('/readyz');
-    expect(expectError(res, 'SERVICE_UNAVAILABLE').details).toEqual({ down: ['capture', 'draining'] });
+    const res = await request(t.admin).get('/readyz');
+    expect(expectError(res, 'SERVICE_UNAVAILABLE').details).toMatchObject({ reason: 'closed', status: 'draining', checks: { sink: 'down' } });
   });
 });
 
@@ -196,7 +207,7 @@ describe('/metrics (contract §9)', () => {
     expect((await request(t.app).post(hookUrl('m')).send({ a: 1 })).status).toBe(401);
     expect((await request(t.app).get(hookUrl('m'))).status).toBe(405);
 
-    const res = await request(t.app).get('/metrics');
+    const res = await request(t.admin).get('/metrics');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     const text = res.text;
@@ -204,10 +215,10 @@ describe('/metrics (contract §9)', () => {
       const line = text.split('\n').find((l) => l.startsWith(`igw_http_requests_total{${labels}}`));
       return line === undefined ? undefined : Number(line.split(' ').pop());
     };
-    expect(sample('route="webhook",outcome="accepted",status="200"')).toBe(1);
-    expect(sample('route="webhook",outcome="duplicate",status="200"')).toBe(1);
-    expect(sample('route="webhook",outcome="unauthorized",status="401"')).toBe(1);
-    expect(sample('route="webhook",outcome="method_not_allowed",status="405"')).toBe(1);
+    expect(sample('route="webhook",outcome="accepted",reason="accepted",status="200"')).toBe(1);
+    expect(sample('route="webhook",outcome="duplicate",reason="duplicate",status="200"')).toBe(1);
+    expect(sample('route="webhook",outcome="unauthorized",reason="credentials_invalid",status="401"')).toBe(1);
+    expect(sample('route="webhook",outcome="method_not_allowed",reason="method_not_allowed",status="405"')).toBe(1);
     expect(text).toMatch(/^igw_http_request_duration_seconds_bucket\{le="[^"]+",route="webhook",outcome="accepted"\} \d+$/m);
     expect(text).toMatch(/^igw_events_published_total\{type="webhook.trigger"\} 1$/m);
     expect(text).not.toContain('metrics-token-1');

@@ -124,14 +124,14 @@ describe('malformed bodies: 400 with details (contract §2.4)', () => {
     const path = await freshTrigger();
     const res = await postRaw(path, 'application/json', '{"a": 1,');
     const error = expectError(res, 'BAD_REQUEST');
-    expect(error.details).toEqual({ reason: expect.any(String) });
+    expect(error.details).toEqual({ reason: 'invalid_json', problem: expect.any(String) });
     expect(t.sink.events().some((e) => e.data.triggerPath === path)).toBe(false);
   });
 
   it('a lone `payload` form field that starts like JSON but is not', async () => {
     const path = await freshTrigger();
     const res = await postRaw(path, 'application/x-www-form-urlencoded', `payload=${encodeURIComponent('{"a":')}`);
-    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: expect.any(String) });
+    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_json', problem: expect.any(String) });
   });
 
   it('bytes that are not valid in the declared charset', async () => {
@@ -176,7 +176,7 @@ describe('inputFormat coercion (contract §2.6)', () => {
     const path = await freshTrigger({ inputFormat });
     const res = await postRaw(path, 'application/x-www-form-urlencoded', 'count=abc&flag=true');
     const error = expectError(res, 'BAD_REQUEST');
-    expect(error.details).toEqual({ fields: [{ field: 'count', expected: 'number' }] });
+    expect(error.details).toEqual({ reason: 'invalid_field', fields: [{ field: 'count', expected: 'number' }] });
     expect(error.message).toContain('count');
   });
 
@@ -190,7 +190,7 @@ describe('inputFormat coercion (contract §2.6)', () => {
   it('a declared object field given malformed JSON text is a 400 for that field', async () => {
     const path = await freshTrigger({ inputFormat });
     const res = await postRaw(path, 'application/x-www-form-urlencoded', `meta=${encodeURIComponent('{"a":')}`);
-    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ fields: [{ field: 'meta', expected: 'object' }] });
+    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_field', fields: [{ field: 'meta', expected: 'object' }] });
   });
 });
 
@@ -220,7 +220,7 @@ describe('415 and 413 (contract §2.4)', () => {
     const path = await freshTrigger();
     const res = await postRaw(path, 'application/json', JSON.stringify({ pad: 'x'.repeat(5000) }));
     const error = expectError(res, 'PAYLOAD_TOO_LARGE');
-    expect(error.details).toEqual({ limit: 4096 });
+    expect(error.details).toEqual({ reason: 'body_too_large', limit: 4096 });
     expectRateLimitHeaders(res);
     expect(t.sink.events().some((e) => e.data.triggerPath === path)).toBe(false);
   });
@@ -237,6 +237,7 @@ describe('415 and 413 (contract §2.4)', () => {
     const path = await freshTrigger();
     const body = Array.from({ length: 21 }, (_, i) => `f${i}=1`).join('&');
     expect(expectError(await postRaw(path, 'application/x-www-form-urlencoded', body), 'PAYLOAD_TOO_LARGE').details).toEqual({
+      reason: 'too_many_fields',
       limit: 'the number of fields',
       max: 20,
     });

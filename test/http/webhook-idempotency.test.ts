@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { testApp } from '../helpers/app';
-import { expectError, expectRateLimitHeaders, hookUrl, sleep, triggerInput } from '../helpers/http';
+import { TestClock } from '../helpers/clock';
+import { expectError, expectRateLimitHeaders, hookUrl, triggerInput } from '../helpers/http';
+import { waitUntil } from '../helpers/wait';
 
 let n = 0;
 
@@ -129,7 +131,8 @@ describe('provider delivery ids and keyField (contract §5)', () => {
 });
 
 describe('fingerprint dedupe without a key (contract §5)', () => {
-  const t = testApp();
+  const clock = new TestClock();
+  const t = testApp({}, { clock });
   const fresh = async (extra: Parameters<typeof triggerInput>[0] = {}) => {
     const path = `fp-${++n}`;
     await t.addTrigger(path, triggerInput(extra));
@@ -165,7 +168,10 @@ describe('fingerprint dedupe without a key (contract §5)', () => {
     const first = await request(t.app).post(hookUrl(path)).send({ tick: 1 });
     const dup = await request(t.app).post(hookUrl(path)).send({ tick: 1 });
     expect(dup.headers['idempotent-replayed']).toBe('true');
-    await sleep(1100);
+    clock.advance(900);
+    const within = await request(t.app).post(hookUrl(path)).send({ tick: 1 });
+    expect(within.headers['idempotent-replayed']).toBe('true');
+    clock.advance(100);
     const later = await request(t.app).post(hookUrl(path)).send({ tick: 1 });
     expect(later.status).toBe(200);
     expect(later.headers['idempotent-replayed']).toBeUndefined();
@@ -175,9 +181,11 @@ describe('fingerprint dedupe without a key (contract §5)', () => {
 });
 
 describe('a key whose first request is in flight (contract §5)', () => {
-  const t = testApp({ PUBLISH_TIMEOUT_MS: '1000' });
+  // The first request's deadline is far away: it ends when the test releases its hung write.
+  const t = testApp({ PUBLISH_TIMEOUT_MS: '60000' });
 
   afterAll(() => {
+    t.sink.mode = 'ack';
     t.sink.giveUpHungWrites();
   });
 
@@ -185,7 +193,7 @@ describe('a key whose first request is in flight (contract §5)', () => {
     await t.addTrigger('slow', triggerInput());
     t.sink.mode = 'hang';
     const first = request(t.app).post(hookUrl('slow')).set('Idempotency-Key', 'in-flight-1').send({ a: 1 }).then((r) => r);
-    while (t.sink.writes === 0) await sleep(5);
+    await waitUntil(() => t.sink.hungWrites === 1, "the first request's record in a hung sink write");
     const second = await request(t.app).post(hookUrl('slow')).set('Idempotency-Key', 'in-flight-1').send({ a: 1 });
     const error = expectError(second, 'CONFLICT');
     expect(error.details).toEqual({ reason: 'in_flight' });
@@ -195,6 +203,8 @@ describe('a key whose first request is in flight (contract §5)', () => {
     const reused = await request(t.app).post(hookUrl('slow')).set('Idempotency-Key', 'in-flight-1').send({ a: 2 });
     expect(expectError(reused, 'CONFLICT').details).toEqual({ reason: 'key_reused' });
 
+    t.sink.mode = 'ack';
+    expect(t.sink.giveUpHungWrites()).toBe(1);
     const firstRes = await first;
     expectError(firstRes, 'SERVICE_UNAVAILABLE');
   });

@@ -83,7 +83,7 @@ describe('multipart/form-data (contract §2.5)', () => {
   it('a text value for a field declared file[] is a 400 naming the field', async () => {
     const path = await fresh({ inputFormat: [{ name: 'doc', type: 'file[]' }] });
     const res = await request(t.app).post(hookUrl(path)).field('doc', 'not a file');
-    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ fields: [{ field: 'doc', expected: 'file[]' }] });
+    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_field', fields: [{ field: 'doc', expected: 'file[]' }] });
   });
 
   it('parts named x and x[] are collected into the array input.x, in order', async () => {
@@ -137,7 +137,7 @@ describe('multipart/form-data (contract §2.5)', () => {
     const path = await fresh();
     const body = '--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nhello';
     const res = await request(t.app).post(hookUrl(path)).set('Content-Type', 'multipart/form-data; boundary=XyZ').send(body);
-    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: expect.any(String) });
+    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_multipart', problem: expect.any(String) });
   });
 });
 
@@ -153,7 +153,7 @@ describe('multipart limits answer 413 (contract §2.5)', () => {
   it('a file over MAX_FILE_BYTES', async () => {
     const path = await fresh();
     const res = await request(t.app).post(hookUrl(path)).attach('file[]', randomBytes(2001), { filename: 'big.bin', contentType: 'application/octet-stream' });
-    expect(expectError(res, 'PAYLOAD_TOO_LARGE').details).toEqual({ limit: 'a file', max: 2000 });
+    expect(expectError(res, 'PAYLOAD_TOO_LARGE').details).toEqual({ reason: 'file_too_large', limit: 'a file', max: 2000 });
     expectRateLimitHeaders(res);
   });
 
@@ -185,7 +185,7 @@ describe('multipart limits answer 413 (contract §2.5)', () => {
     let req = request(t.app).post(hookUrl(path));
     for (let i = 0; i < 3; i++) req = req.attach('file[]', randomBytes(10), { filename: `f${i}.bin`, contentType: 'application/octet-stream' });
     const res = await req;
-    expect(expectError(res, 'PAYLOAD_TOO_LARGE').details).toEqual({ limit: 'the number of files', max: 2 });
+    expect(expectError(res, 'PAYLOAD_TOO_LARGE').details).toEqual({ reason: 'too_many_files', limit: 'the number of files', max: 2 });
   });
 
   it('more text fields than MAX_FIELDS', async () => {
@@ -202,7 +202,7 @@ describe('multipart limits answer 413 (contract §2.5)', () => {
       .field('text', 'y'.repeat(2000))
       .attach('file[]', randomBytes(2000), { filename: 'a.bin', contentType: 'application/octet-stream' })
       .attach('file[]', randomBytes(2000), { filename: 'b.bin', contentType: 'application/octet-stream' });
-    expect(expectError(res, 'PAYLOAD_TOO_LARGE').details).toEqual({ limit: 'the published record' });
+    expect(expectError(res, 'PAYLOAD_TOO_LARGE').details).toEqual({ reason: 'record_too_large', limit: 'the published record' });
     expect(t.sink.records).toHaveLength(before);
   });
 });

@@ -1,13 +1,15 @@
 import request, { type Response } from 'supertest';
 import { testApp } from '../helpers/app';
-import { expectError, expectRateLimitHeaders, hookUrl, sleep, triggerInput, TRIGGER_TOKEN } from '../helpers/http';
+import { TestClock } from '../helpers/clock';
+import { expectError, expectRateLimitHeaders, hookUrl, triggerInput, TRIGGER_TOKEN } from '../helpers/http';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /** 429 as the contract describes it: Retry-After in whole seconds, details.retryAfter ISO 8601. */
 function expect429(res: Response, limit: number): void {
   const error = expectError(res, 'RATE_LIMITED');
-  expect(Object.keys(error.details)).toEqual(['retryAfter']);
+  expect(Object.keys(error.details).sort()).toEqual(['reason', 'retryAfter']);
+  expect(error.details.reason).toBe('rate_limited');
   expect(error.details.retryAfter).toMatch(ISO);
   const retryAfter = res.headers['retry-after'];
   expect(retryAfter).toMatch(/^[1-9][0-9]*$/);
@@ -78,34 +80,48 @@ describe('per-trigger rate limit (contract §6)', () => {
     expect429(await request(t.app).post(hookUrl('dups')).set('Idempotency-Key', 'd').send({ a: 1 }), 2);
   });
 
+});
+
+describe('a rate-limit window that passes (contract §6)', () => {
+  // Windows end when the test moves the clock, never between two requests of a slow run.
+  const clock = new TestClock();
+  const t = testApp({ RATE_LIMIT_WORKSPACE: '1000/60' }, { clock });
+
+  beforeAll(() => clock.install());
+  afterAll(() => clock.uninstall());
+
   it('the allowance comes back when the window passes', async () => {
-    await t.addTrigger('short', triggerInput({ rateLimit: { limit: 1, windowSeconds: 1 } }));
+    await t.addTrigger('short', triggerInput({ rateLimit: { limit: 1, windowSeconds: 60 } }));
     expect((await request(t.app).post(hookUrl('short')).send({ i: 1 })).status).toBe(200);
     const limited = await request(t.app).post(hookUrl('short')).send({ i: 2 });
     expect429(limited, 1);
-    expect(limited.headers['retry-after']).toBe('1');
-    await sleep(1100);
-    expect((await request(t.app).post(hookUrl('short')).send({ i: 3 })).status).toBe(200);
+    expect(limited.headers['retry-after']).toBe('60');
+    clock.advance(59_000);
+    const stillLimited = await request(t.app).post(hookUrl('short')).send({ i: 3 });
+    expect429(stillLimited, 1);
+    expect(stillLimited.headers['retry-after']).toBe('1');
+    clock.advance(1_000);
+    expect((await request(t.app).post(hookUrl('short')).send({ i: 4 })).status).toBe(200);
   });
 });
 
 describe('per-workspace rate limit (contract §6)', () => {
   const t = testApp({ RATE_LIMIT_DEFAULT: '100/60', RATE_LIMIT_WORKSPACE: '4/60' });
-
-  beforeAll(async () => {
-    await t.addTrigger('ws-a-one', triggerInput({ workspaceId: 'ws-a', rateLimit: { limit: 50, windowSeconds: 60 } }));
-    await t.addTrigger('ws-a-two', triggerInput({ workspaceId: 'ws-a' }));
-    await t.addTrigger('ws-b-one', triggerInput({ workspaceId: 'ws-b' }));
-  });
-
-  it('two triggers of one workspace share its bucket; the most restrictive bucket is shown and decides', async () => {
+  const exhaust = async (paths: string[]) => {
     const seen: Array<{ limit: number; remaining: number }> = [];
-    for (const path of ['ws-a-one', 'ws-a-two', 'ws-a-one', 'ws-a-two']) {
+    for (const path of paths) {
       const res = await request(t.app).post(hookUrl(path)).send({ path, n: seen.length });
       expect(res.status).toBe(200);
       const { limit, remaining } = expectRateLimitHeaders(res);
       seen.push({ limit, remaining });
     }
+    return seen;
+  };
+
+  it('two triggers of one workspace share its bucket; the most restrictive bucket is shown and decides', async () => {
+    await t.addTrigger('ws-a-one', triggerInput({ workspaceId: 'ws-a', rateLimit: { limit: 50, windowSeconds: 60 } }));
+    await t.addTrigger('ws-a-two', triggerInput({ workspaceId: 'ws-a' }));
+    const seen = await exhaust(['ws-a-one', 'ws-a-two', 'ws-a-one', 'ws-a-two']);
     // the workspace bucket (4) has less left than either trigger bucket (50, 100)
     expect(seen).toEqual([
       { limit: 4, remaining: 3 },
@@ -118,7 +134,11 @@ describe('per-workspace rate limit (contract §6)', () => {
   });
 
   it('another workspace is not affected', async () => {
-    const res = await request(t.app).post(hookUrl('ws-b-one')).send({ other: true });
+    await t.addTrigger('ws-c-one', triggerInput({ workspaceId: 'ws-c' }));
+    await t.addTrigger('ws-d-one', triggerInput({ workspaceId: 'ws-d' }));
+    await exhaust(['ws-c-one', 'ws-c-one', 'ws-c-one', 'ws-c-one']);
+    expect429(await request(t.app).post(hookUrl('ws-c-one')).send({ late: 1 }), 4);
+    const res = await request(t.app).post(hookUrl('ws-d-one')).send({ other: true });
     expect(res.status).toBe(200);
     expect(expectRateLimitHeaders(res)).toMatchObject({ limit: 4, remaining: 3 });
   });
@@ -126,30 +146,48 @@ describe('per-workspace rate limit (contract §6)', () => {
 
 describe('X-RateLimit-* on every webhook response from the rate-limit stage on (contract §6)', () => {
   const t = testApp({ MAX_BODY_BYTES: '2048' });
+  let n = 0;
+  /** A trigger of its own for each row: no row depends on what another sent. */
+  const fresh = async () => {
+    const path = `hdr-${++n}`;
+    await t.addTrigger(path, triggerInput({ inputFormat: [{ name: 'n', type: 'number' }] }));
+    return path;
+  };
+  const post = (path: string) => request(t.app).post(hookUrl(path));
 
-  beforeAll(async () => {
-    await t.addTrigger('hdr', triggerInput({ inputFormat: [{ name: 'n', type: 'number' }] }));
-  });
-
-  it.each<[string, (r: request.Test) => request.Test, number]>([
-    ['200 accepted', (r) => r.send({ ok: 1 }), 200],
-    ['200 replayed (same body as the first)', (r) => r.send({ ok: 1 }), 200],
-    ['400 malformed', (r) => r.set('Content-Type', 'application/json').send('{'), 400],
-    ['400 inputFormat', (r) => r.send({ n: 'abc' }), 400],
-    ['200 with an Idempotency-Key', (r) => r.set('Idempotency-Key', 'hdr-1').send({ ok: 2 }), 200],
-    ['409 key_reused (that key, another body)', (r) => r.set('Idempotency-Key', 'hdr-1').send({ ok: 3 }), 409],
-    ['413 too large', (r) => r.send({ pad: 'x'.repeat(3000) }), 413],
-    ['415 unsupported', (r) => r.set('Content-Type', 'application/xml').send('<a/>'), 415],
-  ])('%s', async (_name, build, status) => {
-    const res = await build(request(t.app).post(hookUrl('hdr')));
+  it.each<[string, (path: string) => Promise<unknown>, (r: request.Test) => request.Test, number]>([
+    ['200 accepted', async () => undefined, (r) => r.send({ ok: 1 }), 200],
+    [
+      '200 replayed (same body as the first)',
+      async (path) => expect((await post(path).send({ ok: 1 })).status).toBe(200),
+      (r) => r.send({ ok: 1 }),
+      200,
+    ],
+    ['400 malformed', async () => undefined, (r) => r.set('Content-Type', 'application/json').send('{'), 400],
+    ['400 inputFormat', async () => undefined, (r) => r.send({ n: 'abc' }), 400],
+    ['200 with an Idempotency-Key', async () => undefined, (r) => r.set('Idempotency-Key', 'hdr-1').send({ ok: 2 }), 200],
+    [
+      '409 key_reused (that key, another body)',
+      async (path) => expect((await post(path).set('Idempotency-Key', 'hdr-1').send({ ok: 2 })).status).toBe(200),
+      (r) => r.set('Idempotency-Key', 'hdr-1').send({ ok: 3 }),
+      409,
+    ],
+    ['413 too large', async () => undefined, (r) => r.send({ pad: 'x'.repeat(3000) }), 413],
+    ['415 unsupported', async () => undefined, (r) => r.set('Content-Type', 'application/xml').send('<a/>'), 415],
+  ])('%s', async (name, before, build, status) => {
+    const path = await fresh();
+    await before(path);
+    const res = await build(post(path));
     expect(res.status).toBe(status);
+    if (name.includes('replayed')) expect(res.headers['idempotent-replayed']).toBe('true');
     expectRateLimitHeaders(res);
   });
 
   it('503 when the sink fails', async () => {
+    const path = await fresh();
     t.sink.mode = 'fail';
     try {
-      const res = await request(t.app).post(hookUrl('hdr')).send({ fails: true });
+      const res = await post(path).send({ fails: true });
       expect(res.status).toBe(503);
       expectRateLimitHeaders(res);
     } finally {

@@ -19,7 +19,7 @@ import {
   metric,
   orderRequestParts,
   postOrder,
-  readyz,
+  sinkUp,
   until,
   waitForIds,
   startKafkaGateway,
@@ -37,8 +37,11 @@ describe('gateway → Kafka (mock cluster): records and batching', () => {
   beforeAll(async () => {
     // Both default topic names, so the gateway's defaults are what is checked.
     mock = await startKafkaMock({ topics: [TRIGGERS, CHAT] });
-    gateway = await startKafkaGateway(mock.brokers);
-    await until(async () => (await readyz(gateway.url)).status === 200, 10_000, 'readiness');
+    // Records and batching, not deadlines: on a busy 2-core machine the 500 concurrent requests
+    // below keep the gateway's CPU busy for seconds, as long as the default 5 s deadline. 8 s is
+    // the longest deadline the default 25 s grace allows (8 s + 12 s write timeout + 2 s).
+    gateway = await startKafkaGateway(mock.brokers, { PUBLISH_TIMEOUT_MS: '8000' });
+    await sinkUp(gateway.adminUrl);
   });
 
   afterAll(async () => {
@@ -70,11 +73,12 @@ describe('gateway → Kafka (mock cluster): records and batching', () => {
       'content-type': 'application/cloudevents+json',
       ce_type: 'webhook.trigger',
       ce_id: answer.eventId,
+      traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/),
     });
 
     const value = eventOf(record);
     expect(Object.keys(value).sort()).toEqual(
-      ['data', 'datacontenttype', 'id', 'source', 'specversion', 'subject', 'time', 'type'].sort(),
+      ['data', 'datacontenttype', 'id', 'source', 'specversion', 'subject', 'time', 'traceparent', 'type'].sort(),
     );
     expect(value).toMatchObject({
       specversion: '1.0',
@@ -84,6 +88,7 @@ describe('gateway → Kafka (mock cluster): records and batching', () => {
       subject: 'wf-orders',
       datacontenttype: 'application/json',
     });
+    expect(value.traceparent).toBe(record.headers.traceparent);
     expect(value.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(Date.parse(value.time)).toBeGreaterThanOrEqual(before.getTime() - 1000);
     expect(Date.parse(value.time)).toBeLessThanOrEqual(Date.now());
@@ -100,9 +105,9 @@ describe('gateway → Kafka (mock cluster): records and batching', () => {
       contentType: 'application/json',
       query: { source: 'crm', page: '2' },
     });
+    // The key is published as data.idempotencyKey; its header, named like a credential, is withheld.
     expect(data.headers).toMatchObject({
       'content-type': 'application/json',
-      'idempotency-key': key,
       'x-custom-header': 'kept',
       'user-agent': 'gateway-kafka-test',
     });
@@ -160,6 +165,7 @@ describe('gateway → Kafka (mock cluster): records and batching', () => {
       'content-type': 'application/cloudevents+json',
       ce_type: 'chat.message',
       ce_id: expect.any(String),
+      traceparent: expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/),
     });
     const value = eventOf(record);
     expect(value).toMatchObject({
@@ -189,11 +195,11 @@ describe('gateway → Kafka (mock cluster): records and batching', () => {
     const count = 500;
     /** One burst of `count` concurrent POSTs; every one 200 and in the topic. Returns the Produce requests it took. */
     const burst = async (round: string) => {
-      const before = await metric(gateway.url, 'igw_kafka_produce_requests_total');
+      const before = await metric(gateway.adminUrl, 'igw_kafka_produce_requests_total');
       const answers = await Promise.all(
         Array.from({ length: count }, (_, n) => postOrder(gateway.url, `${round}-${n}-${randomUUID()}`, { round, n })),
       );
-      const produceRequests = (await metric(gateway.url, 'igw_kafka_produce_requests_total')) - before;
+      const produceRequests = (await metric(gateway.adminUrl, 'igw_kafka_produce_requests_total')) - before;
 
       expect(answers.filter((a) => a.status !== 200).map((a) => [a.status, a.json])).toEqual([]);
       const ids = answers.map((a) => a.eventId!);
@@ -233,8 +239,9 @@ describe('gateway → Kafka (mock cluster with 50 ms rtt): SIGTERM while request
 
   beforeAll(async () => {
     mock = await startKafkaMock({ topics: [topic], rttMs: 50 });
-    gateway = await startKafkaGateway(mock.brokers, { TOPIC_TRIGGERS: topic, PUBLISH_TIMEOUT_MS: '10000' });
-    await until(async () => (await readyz(gateway.url)).status === 200, 10_000, 'readiness');
+    // The longest deadline the default 25 s grace allows (8 s + 12 s write timeout + 2 s).
+    gateway = await startKafkaGateway(mock.brokers, { TOPIC_TRIGGERS: topic, PUBLISH_TIMEOUT_MS: '8000' });
+    await sinkUp(gateway.adminUrl);
   });
 
   afterAll(async () => {
@@ -248,16 +255,17 @@ describe('gateway → Kafka (mock cluster with 50 ms rtt): SIGTERM while request
     expect(warm.status).toBe(200);
 
     // Connections the server has certainly accepted (each answered a request already).
-    const open = async () => {
-      const connection = await RawConnection.open(gateway.port);
+    const open = async (port = gateway.port) => {
+      const connection = await RawConnection.open(port);
       connections.push(connection);
       await connection.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       expect((await connection.response()).status).toBe(200);
       return connection;
     };
-    const whole = await Promise.all(Array.from({ length: 10 }, open));
-    const split = await Promise.all(Array.from({ length: 10 }, open));
-    const probe = await open();
+    const whole = await Promise.all(Array.from({ length: 10 }, () => open()));
+    const split = await Promise.all(Array.from({ length: 10 }, () => open()));
+    // The readiness probe goes to the admin listener.
+    const probe = await open(gateway.adminPort);
 
     // 10 requests sent whole (waiting for Kafka's acknowledgement, 50 ms away) and 10 with
     // half a body when SIGTERM lands; a readiness probe with half its headers.

@@ -1,15 +1,19 @@
 /**
  * KafkaSink behind the MicroBatcher, against librdkafka's mock cluster (started through kcat)
  * over TCP: batching, a stalled broker, a dead broker, no broker at start and one that
- * appears later. Each test has its own mock broker.
+ * appears later; then, through a fault-injecting proxy in front of the mock, missing and
+ * forbidden topics and a leader move. Each test has its own mock broker.
  */
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { MicroBatcher, type BatcherOptions } from '../../src/publish/batcher';
 import { PublishError } from '../../src/publish/errors';
 import { KafkaSink, type KafkaSinkOptions } from '../../src/publish/kafka';
-import type { OutRecord } from '../../src/publish/sink';
-import { freePort, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock';
+import { PartialWriteError, type OutRecord } from '../../src/publish/sink';
+import { kafkaTiming } from '../../src/publish/timing';
+import { KAFKA_ERROR, startKafkaFaultProxy, type FaultProxyOptions, type KafkaFaultProxy } from '../helpers/kafka-fault-proxy';
+import { startKafkaMock, type KafkaMock } from '../helpers/kafka-mock';
+import { reservePort } from '../helpers/ports';
 
 const BATCHER: BatcherOptions = {
   maxRecords: 500,
@@ -196,7 +200,10 @@ test('a broker that dies: publishes fail promptly as retryable, ping rejects nam
 
 test('no broker at start: start() resolves, not ready, then recovers when a broker appears on that port', async () => {
   const topic = 'it.late';
-  const port = await freePort();
+  // The broker appears later on this port: reserved, never one the kernel hands to another socket meanwhile.
+  const reserved = await reservePort();
+  cleanup.push(async () => reserved.release());
+  const port = reserved.port;
   const sink = sinkFor(`127.0.0.1:${port}`);
 
   const started = performance.now();
@@ -272,4 +279,118 @@ test('a write larger than one request may carry is sent as consecutive requests,
   expect(produceRequests).toBe(7);
   const back = await mock.waitFor(20, 10_000, topic);
   expect(back.map((r) => r.headers.ce_id)).toEqual(records.map((r) => r.headers.ce_id));
+});
+
+/*
+ * Faults the mock cannot produce, through test/helpers/kafka-fault-proxy.ts in front of it:
+ * a broker that creates a topic when a client asks it to (as Kafka with
+ * auto.create.topics.enable), a topic that is missing or may not be written, a leader move
+ * (NOT_LEADER_FOR_PARTITION) that outlasts kafkajs' retries. Records still go to the mock.
+ */
+async function proxied(topics: string[], options: Partial<FaultProxyOptions> = {}): Promise<{ mock: KafkaMock; proxy: KafkaFaultProxy }> {
+  const mock = await mockWith(topics);
+  const proxy = await startKafkaFaultProxy({ upstream: mock.mockAddress, ...options });
+  cleanup.push(() => proxy.stop());
+  return { mock, proxy };
+}
+
+/** Record i's failure, whether the write failed as a whole or record by record. */
+function failureOf(error: unknown, i: number): unknown {
+  return error instanceof PartialWriteError ? error.failures.get(i) : error;
+}
+
+function failuresOf(error: unknown): Map<number, PublishError> {
+  expect(error).toBeInstanceOf(PartialWriteError);
+  return (error as PartialWriteError).failures as Map<number, PublishError>;
+}
+
+test('a topic that does not exist is never created: its records fail with topic_missing, the other topic of the same write is written', async () => {
+  const good = 'it.topics.good';
+  const typo = 'it.topics.typo';
+  const { mock, proxy } = await proxied([good]); // a broker that creates topics when asked
+  const sink = sinkFor(proxy.brokers);
+  await sink.start();
+  await eventually(() => sink.ping(), 10_000);
+
+  const records = [record(good, 1), record(typo, 2), record(good, 3)];
+  const error = await sink.write(records).then(() => undefined, (e: unknown) => e);
+  const failures = failuresOf(error);
+  expect([...failures.keys()]).toEqual([1]);
+  expect(failures.get(1)).toMatchObject({ name: 'PublishError', reason: 'topic_missing', topic: typo });
+  expect(failures.get(1)!.message).toContain('UNKNOWN_TOPIC_OR_PARTITION');
+
+  const back = await mock.waitFor(2, 10_000, good);
+  // Two keys, two partitions: the consumer may read them in either order.
+  expect(back.map((r) => r.headers.ce_id).sort()).toEqual([records[0].headers.ce_id, records[2].headers.ce_id].sort());
+  expect(await proxy.topicsOnBroker()).not.toContain(typo);
+  expect(proxy.metadataRequests.length).toBeGreaterThan(0);
+  expect(proxy.metadataRequests.filter((r) => r.allowAutoTopicCreation)).toEqual([]);
+});
+
+test('both configured topics are checked once connected; a missing one fails at once, and is found once it exists', async () => {
+  const present = 'it.check.present';
+  const later = 'it.check.later';
+  const { mock, proxy } = await proxied([present, later]);
+  proxy.setTopicFault(later, 'missing');
+  const states: Array<[string, string]> = [];
+  const sink = sinkFor(proxy.brokers, { topics: [present, later], onTopicState: (topic, state) => states.push([topic, state]) });
+  expect(sink.topics()).toEqual({ [present]: 'unknown', [later]: 'unknown' });
+  await sink.start();
+  await eventually(async () => expect(sink.topics()).toEqual({ [present]: 'present', [later]: 'missing' }), 10_000);
+  expect(states).toEqual(expect.arrayContaining([[present, 'present'], [later, 'missing']]));
+
+  // Known missing: refused without a round trip to the broker.
+  const produced = proxy.produce.forwarded;
+  const refused = await sink.write([record(later, 1)]).then(() => undefined, (e: unknown) => e);
+  expect(failureOf(refused, 0)).toMatchObject({ name: 'PublishError', reason: 'topic_missing', topic: later });
+  expect(proxy.produce.forwarded).toBe(produced);
+
+  // Created (here: the fault lifted): the next check, within about 5 s, finds it.
+  proxy.setTopicFault(later, undefined);
+  await eventually(async () => expect(sink.topics()[later]).toBe('present'), 15_000);
+  const rec = record(later, 2);
+  await sink.write([rec]);
+  const back = await mock.waitFor(1, 10_000, later);
+  expect(back.map((r) => r.headers.ce_id)).toEqual([rec.headers.ce_id]);
+});
+
+test('a topic the gateway may not write to (TOPIC_AUTHORIZATION_FAILED) is reported as unauthorized and refused with topic_missing', async () => {
+  const topic = 'it.check.acl';
+  const { proxy } = await proxied([topic]);
+  proxy.setTopicFault(topic, 'unauthorized');
+  const sink = sinkFor(proxy.brokers, { topics: [topic] });
+  await sink.start();
+  await eventually(async () => expect(sink.topics()).toEqual({ [topic]: 'unauthorized' }), 10_000);
+  const refused = await sink.write([record(topic, 1)]).then(() => undefined, (e: unknown) => e);
+  expect(failureOf(refused, 0)).toMatchObject({ name: 'PublishError', reason: 'topic_missing', topic });
+  expect((failureOf(refused, 0) as Error).message).toContain('TOPIC_AUTHORIZATION_FAILED');
+});
+
+test('idempotent producer, a leader move that outlasts the retries: only the batch in flight fails; the batches behind it are written', async () => {
+  const topic = 'it.leader';
+  const { mock, proxy } = await proxied([topic]);
+  const sink = sinkFor(proxy.brokers, { idempotent: true }); // the proxy names a controller, so kafkajs gets a producer id
+  await sink.start();
+  await eventually(() => sink.ping(), 10_000);
+  const batcher = new MicroBatcher(sink, { ...BATCHER, lingerMs: 0 });
+  const warm = record(topic, 0);
+  await batcher.publish([warm], 5000);
+
+  // Every attempt of the next batch (kafkajs' retries + 1) is answered NOT_LEADER_FOR_PARTITION.
+  const attempts = kafkaTiming(5000).retry.retries + 1;
+  proxy.refuseProduce(KAFKA_ERROR.NOT_LEADER_FOR_PARTITION, attempts);
+  const moved = publishTimed(batcher, record(topic, 1), 5000);
+  await eventually(async () => expect(proxy.produce.refused).toBeGreaterThanOrEqual(1), 5000);
+  const behind = [2, 3, 4].map((n) => record(topic, n));
+  const queued = behind.map((r) => publishTimed(batcher, r, 5000));
+
+  const first = await moved;
+  expect(first.ok).toBe(false);
+  expect(reasonOf(first)).toBe('unavailable');
+  expect(proxy.produce.refused).toBe(attempts);
+  const rest = await Promise.all(queued);
+  expect(rest.map((o) => [o.ok, reasonOf(o)])).toEqual(behind.map(() => [true, undefined]));
+  const ids = [warm, ...behind].map((r) => r.headers.ce_id);
+  const back = await mock.waitFor((records) => ids.every((id) => records.some((r) => r.headers.ce_id === id)), 10_000, topic);
+  expect(back.map((r) => r.headers.ce_id)).not.toContain(first.id);
 });

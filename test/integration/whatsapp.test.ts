@@ -79,7 +79,7 @@ describe('WhatsApp channel in the built gateway (embedded mode)', () => {
   it('writes the signed batch to chat.inbound.ndjson once, and nothing for the same POST again', async () => {
     const first = await post(BATCH);
     expect(first.status).toBe(200);
-    expect(await first.json()).toEqual({ received: 8, published: 8, duplicates: 0, foreign: 1 });
+    expect(await first.json()).toEqual({ received: 8, published: 8, duplicates: 0, foreign: 1, invalid: 0, ignored: 0 });
 
     const lines = chatLines();
     expect(lines).toHaveLength(8);
@@ -101,6 +101,7 @@ describe('WhatsApp channel in the built gateway (embedded mode)', () => {
         'content-type': 'application/cloudevents+json',
         ce_type: line.value.type,
         ce_id: line.value.id,
+        traceparent: line.value.traceparent,
       });
       expect(line.value).toMatchObject({
         specversion: '1.0',
@@ -116,7 +117,7 @@ describe('WhatsApp channel in the built gateway (embedded mode)', () => {
     expect(await again.json()).toMatchObject({ published: 0, duplicates: 8 });
     expect(chatLines()).toHaveLength(8);
 
-    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    const metrics = await (await fetch(`${gateway.adminUrl}/metrics`)).text();
     expect(metrics).toMatch(/^igw_whatsapp_foreign_changes_total 2$/m);
 
     const output = gateway.output();

@@ -8,7 +8,9 @@
  * the stream goes on right after. (A real cluster keeps acknowledged records on its replicas.)
  */
 import { Agent } from 'node:http';
-import { freePort, startKafkaMock, type ConsumedRecord, type KafkaMock } from '../helpers/kafka-mock';
+import { startKafkaMock, type ConsumedRecord, type KafkaMock } from '../helpers/kafka-mock';
+import { serverTimings } from '../helpers/gateway-client';
+import { reservePort } from '../helpers/ports';
 import { deleteKeys, requireRedis, uniquePrefix, REDIS_TEST_URL } from '../helpers/redis';
 import { duplicatesBySeq, eventOfRecord, gatewayWith, runId, SteadyStream, TRIGGER_PATH, workDir } from './fixtures';
 import { Cleanup, countBy, formatCounts, header, is2xx, log, percentile, Report, send, sleep, statusOf, until, waitReady, type Sent } from './lib';
@@ -40,7 +42,10 @@ export async function brokerScenario(): Promise<Report> {
     const prefix = uniquePrefix('rel-broker');
     cleanup.add('delete prefixed keys', () => deleteKeys(redis, prefix));
 
-    const kafkaPort = await freePort();
+    // The second broker comes back on the same port: reserved, never one the kernel hands out (helpers/ports.ts).
+    const reserved = await reservePort();
+    cleanup.add('kafka port', () => reserved.release());
+    const kafkaPort = reserved.port;
     const first = await startKafkaMock({ topics: [topic], port: kafkaPort });
     let second: KafkaMock | undefined;
     cleanup.add('first kafka mock', () => first.stop());
@@ -55,13 +60,13 @@ export async function brokerScenario(): Promise<Report> {
       PUBLISH_TIMEOUT_MS: String(PUBLISH_TIMEOUT_MS),
       TRIGGERS_FILE: triggersFile,
     });
-    if (!(await waitReady(gateway.url))) throw new Error('gateway not ready within 20 s');
+    if (!(await waitReady(gateway.adminUrl))) throw new Error('gateway not ready within 20 s');
 
     const requests: Request[] = [];
-    const post = (key: string, body: string) =>
+    const post = (key: string, body: string, requestId?: string) =>
       send(gateway.url, `/api/webhooks/trigger/${TRIGGER_PATH}`, {
         agent,
-        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        headers: { 'content-type': 'application/json', 'idempotency-key': key, ...(requestId && { 'x-request-id': requestId }) },
         body,
         timeoutMs: PUBLISH_TIMEOUT_MS + 8000,
       });
@@ -69,7 +74,8 @@ export async function brokerScenario(): Promise<Report> {
       async (seq) => {
         const key = `rel1-${id}-${seq}`;
         const body = JSON.stringify({ seq, scenario: 'broker', note: 'steady stream' });
-        const sent = await post(key, body);
+        // Its X-Request-Id is its key: the gateway's access log times it (see the deadline check).
+        const sent = await post(key, body, key);
         requests.push({ seq, key, body, sent });
       },
       INTERVAL_MS,
@@ -133,18 +139,22 @@ export async function brokerScenario(): Promise<Report> {
       recovered ? `first 2xx ${Math.round(recoveredAt - secondAt)} ms after the new broker started` : 'no 2xx within 25 s',
     );
 
-    // Every request answered, in time, with 2xx or 503.
+    // Every request answered, in time (as the gateway timed it: this process's own clock also
+    // counts the time an answer waited for it to run, on a busy machine), with 2xx or 503.
     const limit = PUBLISH_TIMEOUT_MS + SLACK_MS;
     const unanswered = requests.filter((r) => r.sent.status === undefined);
-    const late = requests.filter((r) => r.sent.ms > limit);
+    const answered = requests.filter((r) => r.sent.status !== undefined);
+    const timings = await serverTimings(() => gateway.output(), answered.map((r) => r.key));
+    const serverMs = answered.map((r) => timings.get(r.key)!.ms);
+    const late = serverMs.filter((ms) => ms > limit);
     const unexpected = requests.filter((r) => r.sent.status !== undefined && !is2xx(r.sent) && r.sent.status !== 503);
     const all = requests.map((r) => r.sent);
     report.check(
       `every request answered within PUBLISH_TIMEOUT_MS + 1 s (${limit} ms)`,
       unanswered.length === 0 && late.length === 0,
       `${requests.length} requests, statuses ${formatCounts(countBy(all, statusOf))}, ` +
-        `p50 ${Math.round(percentile(all.map((s) => s.ms), 50))} ms, max ${Math.round(Math.max(...all.map((s) => s.ms)))} ms, ` +
-        `${late.length} late, ${unanswered.length} unanswered`,
+        `gateway p50 ${Math.round(percentile(serverMs, 50))} ms, max ${Math.round(Math.max(...serverMs))} ms ` +
+        `(client max ${Math.round(Math.max(...all.map((s) => s.ms)))} ms), ${late.length} late, ${unanswered.length} unanswered`,
     );
     report.check('only 2xx or 503', unexpected.length === 0, `${unexpected.length} others`);
 

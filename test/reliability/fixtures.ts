@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConsumedRecord } from '../helpers/kafka-mock';
+import { longestDrainMs } from '../../src/publish/timing';
 import { startGateway, type RunningGateway } from '../helpers/server';
 import { Cleanup, sleep, UNLIMITED } from './lib';
 
@@ -18,6 +19,15 @@ export const CHANNEL_ID = 'rel_wa';
 export const APP_SECRET = 'reliability-app-secret';
 export const VERIFY_TOKEN = 'reliability-verify-token';
 export const PHONE_NUMBER_ID = '106540352242922';
+/** Signed-sender triggers (contract §10), one per scheme family, for forged/stale/malformed signatures. */
+export const PROVIDER_SECRET = 'reliability-provider-secret';
+export const STANDARD_WEBHOOKS_SECRET = `whsec_${Buffer.from('reliability-standard-webhooks-key').toString('base64')}`;
+export const PROVIDER_PATHS = { github: 'rel-github', stripe: 'rel-stripe', slack: 'rel-slack', 'standard-webhooks': 'rel-stdwh', telegram: 'rel-telegram' } as const;
+export const TELEGRAM_CHANNEL_ID = 'rel_tg';
+export const TELEGRAM_SECRET = 'reliability-telegram-secret';
+export const TWILIO_CHANNEL_ID = 'rel_tw';
+export const TWILIO_ACCOUNT_SID = 'AC0123456789abcdef0123456789abcdef';
+export const TWILIO_AUTH_TOKEN = 'reliability-twilio-auth-token';
 
 /** A short random id that keeps topics, keys and prefixes of one run apart from any other. */
 export const runId = () => randomBytes(4).toString('hex');
@@ -33,6 +43,12 @@ export function workDir(cleanup: Cleanup, tag: string): { dir: string; triggersF
       triggers: {
         [TRIGGER_PATH]: { workflowId: 'wf-rel', workspaceId: 'ws-rel', deployed: true },
         [SECURED_PATH]: { workflowId: 'wf-rel-secured', workspaceId: 'ws-rel', deployed: true, auth: { token: BEARER } },
+        ...Object.fromEntries(
+          Object.entries(PROVIDER_PATHS).map(([name, path]) => [
+            path,
+            { workflowId: `wf-${path}`, workspaceId: 'ws-rel', deployed: true, provider: { name, secrets: [name === 'standard-webhooks' ? STANDARD_WEBHOOKS_SECRET : PROVIDER_SECRET] } },
+          ]),
+        ),
         [TYPED_PATH]: {
           workflowId: 'wf-rel-typed',
           workspaceId: 'ws-rel',
@@ -53,15 +69,35 @@ export function workDir(cleanup: Cleanup, tag: string): { dir: string; triggersF
           verifyToken: VERIFY_TOKEN,
           appSecret: APP_SECRET,
         },
+        [TELEGRAM_CHANNEL_ID]: { provider: 'telegram', workspaceId: 'ws-rel', inboxId: 'inbox-rel', secretToken: TELEGRAM_SECRET },
+        [TWILIO_CHANNEL_ID]: {
+          provider: 'twilio',
+          workspaceId: 'ws-rel',
+          inboxId: 'inbox-rel',
+          accountSid: TWILIO_ACCOUNT_SID,
+          authToken: TWILIO_AUTH_TOKEN,
+        },
       },
     }),
   );
   return { dir, triggersFile };
 }
 
-/** Starts dist/main.js (info logs: the helper waits for the `listening` line) with unlimited rates; the cleanup stops it (SIGKILL after 6 s). */
+/**
+ * Starts dist/main.js (info logs: the helper waits for the `listening` line) with unlimited
+ * rates and the shortest grace its publish deadline allows (the gateway refuses a shorter one);
+ * the cleanup stops it (SIGKILL after 6 s).
+ */
 export async function gatewayWith(cleanup: Cleanup, env: Record<string, string>): Promise<RunningGateway> {
-  const gateway = await startGateway({ LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '3000', ...UNLIMITED, ...env });
+  const deadline = Number(env.PUBLISH_TIMEOUT_MS ?? '5000');
+  // The shortest drain the deadline allows (checked at start), and request timeouts below it.
+  const grace = longestDrainMs(deadline);
+  const timeouts = {
+    SHUTDOWN_GRACE_MS: String(grace),
+    REQUEST_TIMEOUT_MS: String(Math.min(15_000, grace - 500)),
+    HEADERS_TIMEOUT_MS: String(Math.min(10_000, grace - 1000)),
+  };
+  const gateway = await startGateway({ LOG_LEVEL: 'info', ...timeouts, ...UNLIMITED, ...env });
   cleanup.add(`stop gateway pid ${gateway.child.pid}`, () => stopGateway(gateway));
   return gateway;
 }

@@ -9,7 +9,8 @@
  * must carry the same idempotencyKey so consumers can drop it.
  */
 import { Agent } from 'node:http';
-import { freePort, startKafkaMock } from '../helpers/kafka-mock';
+import { startKafkaMock } from '../helpers/kafka-mock';
+import { reservePort } from '../helpers/ports';
 import { deleteKeys, requireRedis, uniquePrefix, REDIS_TEST_URL } from '../helpers/redis';
 import type { RunningGateway } from '../helpers/server';
 import { duplicatesBySeq, eventOfRecord, gatewayWith, runId, TRIGGER_PATH, workDir } from './fixtures';
@@ -47,7 +48,10 @@ export async function gatewayKillScenario(): Promise<Report> {
     const kafka = await startKafkaMock({ topics: [topic] });
     cleanup.add('kafka mock', () => kafka.stop());
 
-    const port = await freePort();
+    // The restarted gateway listens on the same port: reserved, never one the kernel hands out (helpers/ports.ts).
+    const reserved = await reservePort();
+    cleanup.add('gateway port', () => reserved.release());
+    const port = reserved.port;
     const env = {
       PORT: String(port),
       REDIS_URL: REDIS_TEST_URL,
@@ -60,7 +64,7 @@ export async function gatewayKillScenario(): Promise<Report> {
     };
     let gateway: RunningGateway = await gatewayWith(cleanup, env);
     const base = gateway.url;
-    if (!(await waitReady(base))) throw new Error('gateway not ready within 20 s');
+    if (!(await waitReady(gateway.adminUrl))) throw new Error('gateway not ready within 20 s');
 
     const outcomes: KeyOutcome[] = [];
     let nextSeq = 0;

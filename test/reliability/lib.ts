@@ -194,8 +194,21 @@ export async function until(probe: () => boolean | Promise<boolean>, timeoutMs: 
   }
 }
 
+/**
+ * Until /readyz is 200 and reports every dependency up (Redis and the sink connected, the
+ * triggers file applied). Readiness itself does not wait for them: they are reported in its body.
+ */
 export async function waitReady(base: string, timeoutMs = 20_000): Promise<boolean> {
-  return until(async () => (await send(base, '/readyz', { method: 'GET', timeoutMs: 2000 })).status === 200, timeoutMs, 100);
+  return until(
+    async () => {
+      const res = await send(base, '/readyz', { method: 'GET', timeoutMs: 2000 });
+      if (res.status !== 200) return false;
+      const checks = (JSON.parse(res.body) as { checks?: Record<string, string> }).checks ?? {};
+      return Object.values(checks).every((state) => state === 'up');
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 export function percentile(values: number[], p: number): number {

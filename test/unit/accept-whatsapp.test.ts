@@ -5,12 +5,14 @@ import { configSchema } from '../../src/config/schema';
 import { HttpError } from '../../src/http/errors';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import type { ClaimResult } from '../../src/idempotency/store';
-import { acceptWhatsApp, WHATSAPP_DEDUPE_WINDOW_MS, type WhatsAppDelivery } from '../../src/ingest/accept-whatsapp';
+import { CHAT_DEDUPE_WINDOW_MS } from '../../src/ingest/accept-chat';
+import { acceptWhatsApp, type WhatsAppDelivery } from '../../src/ingest/accept-whatsapp';
 import type { IngestDeps, Publisher } from '../../src/ingest/ports';
 import { createMetrics } from '../../src/observability/metrics';
 import { PublishError } from '../../src/publish/errors';
 import type { OutRecord } from '../../src/publish/sink';
 import { toStoredChannel } from '../../src/registry/records';
+import type { WhatsAppChannel } from '../../src/registry/schemas';
 import { loggerToLines } from '../helpers/log-lines';
 
 const APP_SECRET = 'unit-app-secret';
@@ -22,7 +24,7 @@ const channel = toStoredChannel({
   phoneNumberId: '106540352242922',
   verifyToken: 'unit-verify-token',
   appSecret: APP_SECRET,
-});
+}) as WhatsAppChannel;
 const BATCH = readFileSync(join(__dirname, '..', 'fixtures', 'whatsapp', 'batch.json'));
 
 /** A publisher whose calls the test settles by hand. */
@@ -42,7 +44,7 @@ class AckPublisher implements Publisher {
   }
 }
 
-function makeDeps(publisher: Publisher, env: Record<string, string> = {}, idempotency = new MemoryIdempotencyStore()) {
+function makeDeps(publisher: Publisher, env: Record<string, string> = {}, idempotency = new MemoryIdempotencyStore({ maxKeys: 10_000 })) {
   const { logger, logLines } = loggerToLines();
 
   const deps: IngestDeps = { config: configSchema.parse(env), idempotency, publisher, logger, metrics: createMetrics() };
@@ -77,25 +79,26 @@ describe('acceptWhatsApp', () => {
     expect(publisher.calls).toHaveLength(0);
   });
 
-  it('publishes every new event in one call on TOPIC_CHAT and completes each claim for 7 days', async () => {
+  it('publishes every new event on TOPIC_CHAT, one publisher call each, and completes each claim for 7 days', async () => {
     const publisher = new ManualPublisher();
     const { deps, idempotency } = makeDeps(publisher, { TOPIC_CHAT: 'chat.custom', PUBLISH_TIMEOUT_MS: '1234' });
     const complete = jest.spyOn(idempotency, 'complete');
     const pending = acceptWhatsApp(deps, delivery());
     await nextTick();
-    expect(publisher.calls).toHaveLength(1);
-    const [call] = publisher.calls;
-    expect(call.timeoutMs).toBe(1234);
-    expect(call.records).toHaveLength(8);
-    expect(new Set(call.records.map((r) => r.topic))).toEqual(new Set(['chat.custom']));
+    expect(publisher.calls).toHaveLength(8);
+    for (const call of publisher.calls) {
+      expect(call.timeoutMs).toBe(1234);
+      expect(call.records).toHaveLength(1);
+      expect(call.records[0].topic).toBe('chat.custom');
+    }
     expect(complete).not.toHaveBeenCalled(); // nothing is remembered before the sink acknowledged
 
-    call.resolve();
-    await expect(pending).resolves.toEqual({ received: 8, published: 8, duplicates: 0, foreign: 1 });
+    for (const call of publisher.calls) call.resolve();
+    await expect(pending).resolves.toEqual({ received: 8, published: 8, duplicates: 0, foreign: 1, invalid: 0, ignored: 0 });
     expect(complete).toHaveBeenCalledTimes(8);
     expect(complete.mock.calls.map((c) => c[0])).toContain(`wa:${CHANNEL_ID}:wamid.BATCH.OUT1:delivered`);
-    for (const [, , response, ttl] of complete.mock.calls) {
-      expect(ttl).toBe(WHATSAPP_DEDUPE_WINDOW_MS);
+    for (const [, , , response, ttl] of complete.mock.calls) {
+      expect(ttl).toBe(CHAT_DEDUPE_WINDOW_MS);
       expect(response.status).toBe(200);
     }
   });
@@ -107,14 +110,15 @@ describe('acceptWhatsApp', () => {
     await nextTick();
     const second = await httpErrorOf(acceptWhatsApp(deps, delivery()));
     expect(second.code).toBe('SERVICE_UNAVAILABLE');
-    expect(second.details).toEqual({ reason: 'in_flight', inFlight: 8 });
+    expect(second.reason).toBe('events_in_flight');
+    expect(second.details).toEqual({ missing: 8 });
     expect(second.headers['Retry-After']).toMatch(/^\d+$/);
-    expect(publisher.calls).toHaveLength(1); // the second published nothing
+    expect(publisher.calls).toHaveLength(8); // the second published nothing
 
-    publisher.calls[0].resolve();
+    for (const call of publisher.calls) call.resolve();
     await expect(first).resolves.toMatchObject({ published: 8 });
     await expect(acceptWhatsApp(deps, delivery())).resolves.toMatchObject({ published: 0, duplicates: 8 });
-    expect(publisher.calls).toHaveLength(1);
+    expect(publisher.calls).toHaveLength(8);
   });
 
   it('releases every claim when the sink fails, so the retry publishes all events', async () => {
@@ -123,27 +127,83 @@ describe('acceptWhatsApp', () => {
     const release = jest.spyOn(idempotency, 'release');
     const first = acceptWhatsApp(deps, delivery());
     await nextTick();
-    publisher.calls[0].reject(new PublishError('timeout', 'sink did not acknowledge'));
+    for (const call of publisher.calls) call.reject(new PublishError('timeout', 'sink did not acknowledge'));
     const error = await httpErrorOf(first);
     expect(error.code).toBe('SERVICE_UNAVAILABLE');
-    expect(error.details).toEqual({ reason: 'timeout' });
+    expect(error.reason).toBe('timeout');
+    expect(error.details).toEqual({ missing: 8 });
     expect(release).toHaveBeenCalledTimes(8);
 
     const retry = acceptWhatsApp(deps, delivery());
     await nextTick();
-    expect(publisher.calls[1].records).toHaveLength(8);
-    publisher.calls[1].resolve();
+    expect(publisher.calls.slice(8)).toHaveLength(8);
+    for (const call of publisher.calls.slice(8)) call.resolve();
     await expect(retry).resolves.toMatchObject({ published: 8, duplicates: 0 });
   });
 
-  it('maps a record over the sink limit to 413 and releases the claims', async () => {
+  it('completes the events the sink acknowledged and 503s for the one it refused; the retry publishes only that one', async () => {
+    const publisher = new ManualPublisher();
+    const { deps, idempotency } = makeDeps(publisher);
+    const complete = jest.spyOn(idempotency, 'complete');
+    const release = jest.spyOn(idempotency, 'release');
+    const first = acceptWhatsApp(deps, delivery());
+    await nextTick();
+    const refused = publisher.calls.find((call) => call.records[0].value.includes('wamid.BATCH.A3'))!;
+    for (const call of publisher.calls) {
+      if (call === refused) call.reject(new PublishError('unavailable', 'partition leader moved'));
+      else call.resolve();
+    }
+    const error = await httpErrorOf(first);
+    expect(error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(error.reason).toBe('sink_unavailable');
+    expect(error.details).toEqual({ missing: 1 });
+    expect(complete).toHaveBeenCalledTimes(7);
+    expect(release.mock.calls).toEqual([[`wa:${CHANNEL_ID}:wamid.BATCH.A3`, expect.any(String)]]);
+
+    const retry = acceptWhatsApp(deps, delivery());
+    await nextTick();
+    const again = publisher.calls.slice(8);
+    expect(again.map((call) => JSON.parse(call.records[0].value).data.messageId)).toEqual(['wamid.BATCH.A3']);
+    again[0].resolve();
+    await expect(retry).resolves.toMatchObject({ published: 1, duplicates: 7 });
+  });
+
+  it('maps a record over the sink limit to 413 and releases its claim only', async () => {
     const publisher = new ManualPublisher();
     const { deps, idempotency } = makeDeps(publisher);
     const pending = acceptWhatsApp(deps, delivery());
     await nextTick();
     publisher.calls[0].reject(new PublishError('too_large', 'record too large'));
+    for (const call of publisher.calls.slice(1)) call.resolve();
     expect((await httpErrorOf(pending)).code).toBe('PAYLOAD_TOO_LARGE');
-    await expect(idempotency.claim(`wa:${CHANNEL_ID}:wamid.BATCH.A1`, 'x', 1000)).resolves.toEqual({ state: 'claimed' });
+    await expect(idempotency.claim(`wa:${CHANNEL_ID}:wamid.BATCH.A1`, 'probe', 'x', 1000)).resolves.toEqual({ state: 'claimed' });
+    await expect(idempotency.claim(`wa:${CHANNEL_ID}:wamid.BATCH.A2`, 'probe', 'x', 1000)).resolves.toMatchObject({ state: 'completed' });
+  });
+
+  it('answers 503 rather than 413 when a record was too large and another is merely missing', async () => {
+    const publisher = new ManualPublisher();
+    const { deps } = makeDeps(publisher);
+    const pending = acceptWhatsApp(deps, delivery());
+    await nextTick();
+    publisher.calls[0].reject(new PublishError('too_large', 'record too large'));
+    publisher.calls[1].reject(new PublishError('queue_full', 'publish queue is full'));
+    for (const call of publisher.calls.slice(2)) call.resolve();
+    const error = await httpErrorOf(pending);
+    expect(error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(error.reason).toBe('queue_full');
+    expect(error.details).toEqual({ missing: 2 });
+  });
+
+  it('rethrows a programming error from the publisher as is (500), after completing what was acknowledged', async () => {
+    const publisher = new ManualPublisher();
+    const { deps, idempotency } = makeDeps(publisher);
+    const complete = jest.spyOn(idempotency, 'complete');
+    const pending = acceptWhatsApp(deps, delivery());
+    await nextTick();
+    publisher.calls[0].reject(new TypeError('cannot read properties of undefined'));
+    for (const call of publisher.calls.slice(1)) call.resolve();
+    await expect(pending).rejects.toBeInstanceOf(TypeError);
+    expect(complete).toHaveBeenCalledTimes(7);
   });
 
   it('publishes without dedupe when the store fails and IDEMPOTENCY_ON_STORE_ERROR=accept', async () => {
@@ -152,23 +212,24 @@ describe('acceptWhatsApp', () => {
     jest.spyOn(idempotency, 'claim').mockRejectedValue(new Error('store down'));
     const complete = jest.spyOn(idempotency, 'complete');
     await expect(acceptWhatsApp(deps, delivery())).resolves.toMatchObject({ published: 8 });
-    expect(publisher.calls[0]).toHaveLength(8);
+    expect(publisher.calls.flat()).toHaveLength(8);
     expect(complete).not.toHaveBeenCalled();
   });
 
-  it('refuses with 503 and releases the claims it made when the store fails for one event (refuse mode)', async () => {
+  it('publishes the events it could claim and 503s for the one the store failed on (refuse mode)', async () => {
     const publisher = new AckPublisher();
     const { deps, idempotency } = makeDeps(publisher, { IDEMPOTENCY_ON_STORE_ERROR: 'refuse' });
     const realClaim = idempotency.claim.bind(idempotency);
-    jest.spyOn(idempotency, 'claim').mockImplementation((key, hash, lease): Promise<ClaimResult> =>
-      key.endsWith(':wamid.BATCH.A3') ? Promise.reject(new Error('store down')) : realClaim(key, hash, lease),
+    jest.spyOn(idempotency, 'claim').mockImplementation((key, owner, hash, lease): Promise<ClaimResult> =>
+      key.endsWith(':wamid.BATCH.A3') ? Promise.reject(new Error('store down')) : realClaim(key, owner, hash, lease),
     );
-    const release = jest.spyOn(idempotency, 'release');
     const error = await httpErrorOf(acceptWhatsApp(deps, delivery()));
     expect(error.code).toBe('SERVICE_UNAVAILABLE');
-    expect(error.details).toEqual({ reason: 'store' });
-    expect(publisher.calls).toHaveLength(0);
-    expect(release).toHaveBeenCalledTimes(7);
+    expect(error.reason).toBe('store_unavailable');
+    expect(error.details).toEqual({ missing: 1 });
+    const published = publisher.calls.flat().map((r) => JSON.parse(r.value).data.messageId);
+    expect(published).toHaveLength(7);
+    expect(published).not.toContain('wamid.BATCH.A3');
   });
 
   it('counts and logs foreign changes without payload content', async () => {
@@ -178,31 +239,52 @@ describe('acceptWhatsApp', () => {
       /igw_whatsapp_foreign_changes_total 1$/m,
     );
     const log = logLines.join('');
-    expect(log).toContain('"foreignChanges":1');
+    expect(log).toContain('"foreign":1');
     expect(log).toContain('"channelId":"ch_unit"');
     expect(log).toContain('"reqId":"req-1"');
     expect(log).not.toContain('For the other number');
     expect(log).not.toContain('wamid');
   });
 
-  it('reports at most 20 schema issues for a broken payload', async () => {
+  it('reports at most 20 schema issues for a body that is not a WhatsApp webhook', async () => {
     const { deps } = makeDeps(new AckPublisher());
     const broken = Buffer.from(
-      JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [{ changes: Array.from({ length: 50 }, () => ({ value: { metadata: { phone_number_id: '1' }, messages: [{}] } })) }],
-      }),
+      JSON.stringify({ object: 'whatsapp_business_account', entry: Array.from({ length: 50 }, () => ({ changes: 'x' })) }),
     );
     const error = await httpErrorOf(acceptWhatsApp(deps, delivery(broken)));
     expect(error.code).toBe('BAD_REQUEST');
     expect((error.details as { issues: unknown[] }).issues).toHaveLength(20);
   });
 
+  it('skips, counts and logs unreadable items (where and why, not what) and publishes the others with 200', async () => {
+    const publisher = new AckPublisher();
+    const { deps, logLines } = makeDeps(publisher);
+    const payload = JSON.parse(BATCH.toString('utf8'));
+    payload.entry[0].changes[0].value.messages[1] = { from: '4477', type: 'text', text: { body: 'private words' } };
+    const raw = Buffer.from(JSON.stringify(payload));
+    await expect(acceptWhatsApp(deps, delivery(raw))).resolves.toEqual({
+      received: 7,
+      published: 7,
+      duplicates: 0,
+      foreign: 1,
+      invalid: 1,
+      ignored: 0,
+    });
+    expect(await deps.metrics.registry.getSingleMetricAsString('igw_chat_items_skipped_total')).toMatch(
+      /igw_chat_items_skipped_total\{provider="whatsapp",reason="invalid"\} 1$/m,
+    );
+    const log = logLines.join('');
+    expect(log).toContain('"invalid":1');
+    expect(log).toContain('["entry",0,"changes",0,"value","messages",1,"id"]');
+    expect(log).not.toContain('private words');
+    expect(log).not.toContain('4477');
+  });
+
   it('answers 400 for a signed body that is not UTF-8', async () => {
     const { deps } = makeDeps(new AckPublisher());
     const error = await httpErrorOf(acceptWhatsApp(deps, delivery(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]))));
     expect(error.code).toBe('BAD_REQUEST');
-    expect(error.details).toEqual({ reason: 'invalid_encoding' });
+    expect(error.reason).toBe('invalid_encoding');
   });
 
   it('drops __proto__ keys while parsing', async () => {

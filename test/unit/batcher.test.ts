@@ -81,8 +81,10 @@ async function reasonOf(promise: Promise<unknown>): Promise<string> {
 describe('MicroBatcher', () => {
   it('gathers concurrent calls into one write and resolves each', async () => {
     const sink = new FakeSink();
-    const batcher = new MicroBatcher(sink, options());
-    const calls = Array.from({ length: 20 }, (_, i) => batcher.publish([rec(`r${i}`)], 1000));
+    // The linger runs from the first call: 20 calls made in one synchronous loop must all fall
+    // inside it even while the CPU is busy and the batcher's code is still cold (5 ms did not).
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 250 }));
+    const calls = Array.from({ length: 20 }, (_, i) => batcher.publish([rec(`r${i}`)], 5000));
     await Promise.all(calls);
     expect(sink.batches).toHaveLength(1);
     expect(ids(sink.batches[0])).toEqual(Array.from({ length: 20 }, (_, i) => `r${i}`));
@@ -108,15 +110,21 @@ describe('MicroBatcher', () => {
   });
 
   it('cuts batches at maxRecords and at maxBytes', async () => {
+    // A linger far longer than the test: only the bounds cut batches, however slow the machine
+    // (with 1 ms, a busy CPU let the linger end between two synchronous calls); flush sends the rest.
     const byCount = new FakeSink();
-    const a = new MicroBatcher(byCount, options({ maxRecords: 5, lingerMs: 1 }));
-    await Promise.all(Array.from({ length: 12 }, (_, i) => a.publish([rec(`r${i}`)], 1000)));
+    const a = new MicroBatcher(byCount, options({ maxRecords: 5, lingerMs: 60_000 }));
+    const countCalls = Array.from({ length: 12 }, (_, i) => a.publish([rec(`r${i}`)], 120_000));
+    await a.flush();
+    await Promise.all(countCalls);
     expect(byCount.batches.map((b) => b.length)).toEqual([5, 5, 2]);
 
     const bySize = new FakeSink();
     expect(recordBytes(rec('s0', 300))).toBe(311); // 3 fit in 1024 bytes, 4 do not
-    const b = new MicroBatcher(bySize, options({ maxBytes: 1024, lingerMs: 1 }));
-    await Promise.all(Array.from({ length: 7 }, (_, i) => b.publish([rec(`s${i}`, 300)], 1000)));
+    const b = new MicroBatcher(bySize, options({ maxBytes: 1024, lingerMs: 60_000 }));
+    const sizeCalls = Array.from({ length: 7 }, (_, i) => b.publish([rec(`s${i}`, 300)], 120_000));
+    await b.flush();
+    await Promise.all(sizeCalls);
     expect(bySize.batches.map((batch) => batch.length)).toEqual([3, 3, 1]);
   });
 
@@ -197,13 +205,25 @@ describe('MicroBatcher', () => {
     expect(recordBytes({ ...ascii, value: 'é€' })).toBe(5 + 1 + 1 + 1);
   });
 
-  it('rejects every call of a failed batch with unavailable; a PublishError from the sink keeps its reason', async () => {
-    const failing = new MicroBatcher(new FakeSink(new Error('broker gone')), options());
+  it('rejects every call of a failed batch with the PublishError the sink threw', async () => {
+    const failing = new MicroBatcher(new FakeSink(new PublishError('unavailable', 'broker gone')), options());
     const calls = [failing.publish([rec('a')], 1000), failing.publish([rec('b')], 1000)];
     expect(await Promise.all(calls.map(reasonOf))).toEqual(['unavailable', 'unavailable']);
 
     const tooLarge = new MicroBatcher(new FakeSink(new PublishError('too_large', 'MESSAGE_TOO_LARGE')), options());
     expect(await reasonOf(tooLarge.publish([rec('a')], 1000))).toBe('too_large');
+  });
+
+  it('a bug in the sink (a TypeError) reaches the callers as it is, never as a PublishError ("retry later")', async () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'topic')");
+    const batcher = new MicroBatcher(new FakeSink(bug), options());
+    const calls = [batcher.publish([rec('a')], 1000), batcher.publish([rec('b')], 1000)];
+    for (const call of calls) await expect(call).rejects.toBe(bug);
+    // And the batcher goes on.
+    const sink = new FakeSink();
+    const next = new MicroBatcher(sink, options());
+    await next.publish([rec('c')], 1000);
+    expect(sink.batches.map(ids)).toEqual([['c']]);
   });
 
   it('goes on after a failed batch', async () => {
@@ -212,7 +232,7 @@ describe('MicroBatcher', () => {
     const first = batcher.publish([rec('a')], 1000);
     await tick();
     const second = batcher.publish([rec('b')], 1000);
-    sink.fail(new Error('blip'));
+    sink.fail(new PublishError('unavailable', 'blip'));
     expect(await reasonOf(first)).toBe('unavailable');
     await tick();
     sink.ack();
@@ -267,6 +287,134 @@ describe('MicroBatcher', () => {
     await Promise.all([inFlight, queued]);
     expect(sink.batches.map(ids)).toEqual([['a'], ['b']]);
     await batcher.close(); // safe twice
+  });
+});
+
+describe('lingering', () => {
+  // Fake clock (timers and performance.now); setImmediate stays real for tick().
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] }));
+  afterEach(() => jest.useRealTimers());
+
+  it('records queued while a write was under way go as soon as it ends: the linger timer does not start again', async () => {
+    const sink = new FakeSink('manual');
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 50 }));
+    const a = batcher.publish([rec('a')], 10_000);
+    jest.advanceTimersByTime(50);
+    await tick();
+    expect(sink.batches.map(ids)).toEqual([['a']]);
+    const b = batcher.publish([rec('b')], 10_000);
+    jest.advanceTimersByTime(60); // b has lingered its 50 ms while a's write was under way
+    sink.ack();
+    await a;
+    await tick();
+    expect(sink.batches.map(ids)).toEqual([['a'], ['b']]);
+    sink.ack();
+    await b;
+  });
+
+  it('a record that arrived just before the write ended waits only the rest of its own linger', async () => {
+    const sink = new FakeSink('manual');
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 50 }));
+    const a = batcher.publish([rec('a')], 10_000);
+    jest.advanceTimersByTime(50);
+    await tick();
+    jest.advanceTimersByTime(20);
+    const b = batcher.publish([rec('b')], 10_000); // 30 ms of its linger left when a's write ends
+    jest.advanceTimersByTime(20);
+    sink.ack();
+    await a;
+    await tick();
+    jest.advanceTimersByTime(29);
+    await tick();
+    expect(sink.batches).toHaveLength(1);
+    jest.advanceTimersByTime(1);
+    await tick();
+    expect(sink.batches.map(ids)).toEqual([['a'], ['b']]);
+    sink.ack();
+    await b;
+  });
+});
+
+describe('many calls timing out while queued', () => {
+  it('10,000 queued calls that time out all settle promptly, and none of their records is sent', async () => {
+    const sink = new FakeSink('manual');
+    const batcher = new MicroBatcher(sink, options({ maxRecords: 1, lingerMs: 0, queueMax: 20_000 }));
+    const first = batcher.publish([rec('in-flight')], 60_000);
+    await tick();
+    // CPU time of this process, not wall time: other work on the machine does not count.
+    const started = process.cpuUsage();
+    const calls = Array.from({ length: 10_000 }, (_, i) => batcher.publish([rec(`q${i}`)], 20));
+    const reasons = await Promise.all(calls.map(reasonOf));
+    const used = process.cpuUsage(started);
+    const cpuMs = (used.user + used.system) / 1000;
+    // Each drop used to filter the whole queue: 10,000 drops took 17-29 s; now about half a second.
+    console.log(`10,000 timed-out calls: ${Math.round(cpuMs)} ms of CPU`);
+    expect(cpuMs).toBeLessThan(5000);
+    expect(new Set(reasons)).toEqual(new Set(['timeout']));
+    expect(batcher.queued).toBe(0);
+    const after = batcher.publish([rec('after')], 60_000);
+    sink.ack();
+    await first;
+    await tick();
+    sink.ack();
+    await after;
+    expect(sink.batches.map(ids)).toEqual([['in-flight'], ['after']]);
+  }, 60_000);
+
+  it('a call larger than one batch that times out: its queued records are dropped, the queue count stays right', async () => {
+    const sink = new FakeSink('manual');
+    const batcher = new MicroBatcher(sink, options({ maxRecords: 2, lingerMs: 0, queueMax: 5 }));
+    const big = batcher.publish([rec('a'), rec('b'), rec('c'), rec('d')], 30);
+    await tick();
+    expect(batcher.queued).toBe(2); // a, b in flight
+    expect(await reasonOf(big)).toBe('timeout');
+    expect(batcher.queued).toBe(0);
+    // Room for five again.
+    const next = batcher.publish([rec('e'), rec('f'), rec('g'), rec('h'), rec('i')], 10_000);
+    sink.ack();
+    await tick();
+    expect(sink.batches.map(ids)).toEqual([['a', 'b'], ['e', 'f']]);
+    sink.ack();
+    await tick();
+    sink.ack();
+    await tick();
+    sink.ack();
+    await next;
+  });
+});
+
+describe('a sink that is not ready to send (its broker stopped answering)', () => {
+  /** A sink whose ready() the test settles by hand. */
+  class GatedSink extends FakeSink {
+    gate?: { resolve: () => void; reject: (e: Error) => void };
+    readyCalls = 0;
+    ready(): Promise<void> {
+      this.readyCalls++;
+      return new Promise((resolve, reject) => (this.gate = { resolve, reject }));
+    }
+  }
+
+  it('holds the records in the queue: those whose senders gave up meanwhile are never sent', async () => {
+    const sink = new GatedSink();
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
+    const gaveUp = batcher.publish([rec('late')], 30);
+    const waiting = batcher.publish([rec('kept')], 60_000);
+    expect(await reasonOf(gaveUp)).toBe('timeout');
+    expect(sink.batches).toHaveLength(0);
+    sink.gate!.resolve();
+    await waiting;
+    expect(sink.batches.map(ids)).toEqual([['kept']]);
+  });
+
+  it('fails the next batch unsent with the PublishError ready() gives', async () => {
+    const sink = new GatedSink();
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
+    const call = batcher.publish([rec('a')], 60_000);
+    await tick();
+    sink.gate!.reject(new PublishError('unavailable', 'kafka: no answer'));
+    expect(await reasonOf(call)).toBe('unavailable');
+    expect(sink.batches).toHaveLength(0);
+    expect(batcher.queued).toBe(0);
   });
 });
 

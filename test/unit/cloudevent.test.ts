@@ -57,7 +57,7 @@ describe('published trigger events are valid CloudEvents 1.0 (cloudevents SDK as
 describe('cloudEvent() and toRecord()', () => {
   it('build an event the SDK accepts, with the given time', () => {
     const now = new Date('2026-01-02T03:04:05.678Z');
-    const built = cloudEvent('webhook.trigger', '/api/webhooks/trigger/p', 'wf', { a: 1 }, now);
+    const built = cloudEvent('webhook.trigger', '/api/webhooks/trigger/p', 'wf', { a: 1 }, undefined, now);
     expect(built.time).toBe('2026-01-02T03:04:05.678Z');
     expect(new CloudEvent({ ...built }).validate()).toBe(true);
     const record = toRecord('topic-a', 'wf', built);
@@ -67,6 +67,31 @@ describe('cloudEvent() and toRecord()', () => {
       headers: { 'content-type': 'application/cloudevents+json', ce_type: 'webhook.trigger', ce_id: built.id },
       value: JSON.stringify(built),
     });
+  });
+
+  it('carry a trace context as the distributed-tracing extension and as record headers', () => {
+    const trace = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'vendor=opaque,other=1' };
+    const built = cloudEvent('chat.message', '/api/channels/telegram/c', '42', { a: 1 }, trace);
+    const event = new CloudEvent({ ...built });
+    expect(event.validate()).toBe(true);
+    expect(event.traceparent).toBe(trace.traceparent);
+    expect(event.tracestate).toBe(trace.tracestate);
+    const record = toRecord('topic-a', 'c:42', built);
+    expect(record.headers).toEqual({
+      'content-type': 'application/cloudevents+json',
+      ce_type: 'chat.message',
+      ce_id: built.id,
+      traceparent: trace.traceparent,
+      tracestate: trace.tracestate,
+    });
+    const message: KafkaMessage<string> = { key: record.key, value: record.value, headers: record.headers, body: record.value };
+    expect((Kafka.toEvent(message) as CloudEvent).traceparent).toBe(trace.traceparent);
+  });
+
+  it('leave tracestate out when the context has none', () => {
+    const built = cloudEvent('t', '/s', 'x', {}, { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00' });
+    expect('tracestate' in built).toBe(false);
+    expect(Object.keys(toRecord('t', 'k', built).headers)).not.toContain('tracestate');
   });
 
   it('gives every event its own id', () => {

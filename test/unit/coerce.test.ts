@@ -80,6 +80,12 @@ describe('applyInputFormat', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('file[]: a file stored by reference (type url) is a file too', () => {
+    const stored = { type: 'url', data: 's3://bucket/ws/p/2026-01-01/e/1-a.pdf', name: 'a.pdf', mime: 'application/pdf', size: 1, sha256: 'ab' };
+    expect(coerced({ f: [file, stored] }, [{ name: 'f', type: 'file[]' }]).f).toEqual([file, stored]);
+    expect(problemsOf({ f: { type: 'url' } }, [{ name: 'f', type: 'file[]' }])).toEqual({ fields: [{ field: 'f', expected: 'file[]' }] });
+  });
+
   it('file[]: a single file becomes an array, an array of files stays, anything else is refused', () => {
     expect(coerced({ f: file }, [{ name: 'f', type: 'file[]' }]).f).toEqual([file]);
     expect(coerced({ f: [file, file] }, [{ name: 'f', type: 'file[]' }]).f).toEqual([file, file]);

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { HttpError } from '../../src/http/errors';
-import { resolveIdempotencyKey } from '../../src/ingest/idempotency-key';
+import { resolveIdempotencyKey, triggerStoreKey } from '../../src/ingest/idempotency-key';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const parts = { path: 'p', contentType: 'application/json', bodyHash: sha256('{"a":1}') };
+const parts = { method: 'POST', path: 'p', query: {}, contentType: 'application/json', bodyHash: sha256('{"a":1}') };
 
 describe('resolveIdempotencyKey', () => {
   it('takes the Idempotency-Key header first, trimmed', () => {
@@ -24,13 +24,33 @@ describe('resolveIdempotencyKey', () => {
     expect(resolveIdempotencyKey({}, { seq: 7 }, 'seq', parts)).toEqual({ value: '7', explicit: true });
   });
 
-  it('falls back to a fingerprint of path, content type and raw body (through its hash)', () => {
-    const expected = sha256(`p\napplication/json\n${sha256('{"a":1}')}`);
+  it('falls back to a fingerprint of method, path, query, content type and raw body (through its hash)', () => {
+    const expected = sha256(`POST\np\n[]\napplication/json\n${sha256('{"a":1}')}`);
     expect(resolveIdempotencyKey({}, { a: 1 }, undefined, parts)).toEqual({ value: `fp:${expected}`, explicit: false });
     // keyField that is missing, an object, or reached through the prototype chain → fingerprint
     for (const [body, field] of [[{ a: 1 }, 'id'], [{ id: { x: 1 } }, 'id'], [{}, 'constructor.name'], ['text', 'length'], [null, 'a']] as const) {
       expect(resolveIdempotencyKey({}, body, field, parts).explicit).toBe(false);
     }
+  });
+
+  it('fingerprints differ by query and method: ?user=1 and ?user=2 with the same empty body are two events', () => {
+    const empty = { ...parts, contentType: '', bodyHash: sha256('') };
+    const user1 = resolveIdempotencyKey({}, undefined, undefined, { ...empty, query: { user: '1' } }).value;
+    const user2 = resolveIdempotencyKey({}, undefined, undefined, { ...empty, query: { user: '2' } }).value;
+    expect(user1).not.toBe(user2);
+    expect(resolveIdempotencyKey({}, undefined, undefined, empty).value).not.toBe(user1);
+    expect(resolveIdempotencyKey({}, undefined, undefined, { ...empty, query: { user: '1' }, method: 'PUT' }).value).not.toBe(user1);
+    // a repeated parameter's values are ordered; the parameters themselves are not
+    expect(resolveIdempotencyKey({}, undefined, undefined, { ...empty, query: { a: ['1', '2'] } }).value).not.toBe(
+      resolveIdempotencyKey({}, undefined, undefined, { ...empty, query: { a: ['2', '1'] } }).value,
+    );
+    expect(resolveIdempotencyKey({}, undefined, undefined, { ...empty, query: { a: '1', b: '2' } }).value).toBe(
+      resolveIdempotencyKey({}, undefined, undefined, { ...empty, query: { b: '2', a: '1' } }).value,
+    );
+    // a value cannot pose as another parameter
+    expect(resolveIdempotencyKey({}, undefined, undefined, { ...empty, query: { a: '1&b=2' } }).value).not.toBe(
+      resolveIdempotencyKey({}, undefined, undefined, { ...empty, query: { a: '1', b: '2' } }).value,
+    );
   });
 
   it('fingerprints differ by path, content type and body', () => {
@@ -52,5 +72,23 @@ describe('resolveIdempotencyKey', () => {
     expect(error).toBeInstanceOf(HttpError);
     expect((error as HttpError).status).toBe(400);
     expect((error as HttpError).message).toContain('x-github-delivery');
+  });
+});
+
+describe('triggerStoreKey', () => {
+  const key = { value: 'k1', explicit: true };
+
+  it('scopes a key by workspace, workflow and path, so a reused path starts clean', () => {
+    const first = triggerStoreKey({ workspaceId: 'ws-1', workflowId: 'wf-1' }, 'orders', key);
+    expect(first).toBe('t:ws-1:wf-1:orders:k1');
+    expect(triggerStoreKey({ workspaceId: 'ws-1', workflowId: 'wf-2' }, 'orders', key)).not.toBe(first);
+    expect(triggerStoreKey({ workspaceId: 'ws-2', workflowId: 'wf-1' }, 'orders', key)).not.toBe(first);
+    expect(triggerStoreKey({ workspaceId: 'ws-1', workflowId: 'wf-1' }, 'other', key)).not.toBe(first);
+  });
+
+  it('cannot be forged by ids that contain the separator', () => {
+    expect(triggerStoreKey({ workspaceId: 'a:b', workflowId: 'c' }, 'p', key)).not.toBe(
+      triggerStoreKey({ workspaceId: 'a', workflowId: 'b:c' }, 'p', key),
+    );
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The Kafka error classifier on kafkajs' own error classes, wrapped the way kafkajs wraps
  * them. librdkafka's mock broker accepts records of any size, so the too-large path is
- * checked here rather than end to end.
+ * checked here rather than end to end (missing topics and leader moves are also checked end
+ * to end, through test/helpers/kafka-fault-proxy.ts).
  */
 import {
   KafkaJSAggregateError,
@@ -36,6 +37,16 @@ const retriesExceeded = (e: Error) => new KafkaJSNumberOfRetriesExceeded(e, { re
 const MESSAGE_TOO_LARGE = 10;
 const RECORD_LIST_TOO_LARGE = 18;
 const NOT_LEADER_FOR_PARTITION = 6;
+const UNKNOWN_TOPIC_OR_PARTITION = 3;
+const TOPIC_AUTHORIZATION_FAILED = 29;
+const CLUSTER_AUTHORIZATION_FAILED = 31;
+
+/** The PublishError a kafkajs failure becomes (the test fails if it is anything else). */
+function publishErrorOf(error: unknown, topic?: string): PublishError {
+  const failure = classifyKafkaError(error, topic).error;
+  expect(failure).toBeInstanceOf(PublishError);
+  return failure as PublishError;
+}
 
 describe('classifyKafkaError', () => {
   test.each([
@@ -61,8 +72,7 @@ describe('classifyKafkaError', () => {
       () => Object.assign(new KafkaJSProtocolError('broker said no'), { code: MESSAGE_TOO_LARGE, type: undefined }),
     ],
   ])('%s → too_large', (_, make) => {
-    const failure = classifyKafkaError(make());
-    expect(failure).toBeInstanceOf(PublishError);
+    const failure = publishErrorOf(make());
     expect(failure.reason).toBe('too_large');
     expect(failure.message).toMatch(/^kafka: /);
   });
@@ -107,16 +117,57 @@ describe('classifyKafkaError', () => {
     ['the producer is disconnected', () => new KafkaJSError('The producer is disconnected'), /KafkaJSError/],
     ['a plain Error', () => new Error('boom'), /Error/],
     ['not an error at all', () => 'weird', /unknown error/],
-  ])('%s → unavailable', (_, make, reason) => {
-    const failure = classifyKafkaError(make());
+  ])('%s → unavailable, retriable', (_, make, reason) => {
+    const { retriable } = classifyKafkaError(make());
+    const failure = publishErrorOf(make());
     expect(failure.reason).toBe('unavailable');
     expect(failure.message).toMatch(/^kafka: /);
     expect(failure.message).toMatch(reason);
+    expect(retriable).toBe(true);
+  });
+
+  test('a refusal kafkajs does not retry (its own retriable flag) is unavailable but not retriable: logged as an error', () => {
+    const refused = createErrorFromCode(CLUSTER_AUTHORIZATION_FAILED);
+    expect(refused.retriable).toBe(false);
+    const failure = classifyKafkaError(new NonRetriable(refused, { cause: refused }));
+    expect(failure).toMatchObject({ retriable: false, cause: 'CLUSTER_AUTHORIZATION_FAILED' });
+    expect(failure.error).toMatchObject({ name: 'PublishError', reason: 'unavailable' });
+  });
+
+  test.each([
+    ['UNKNOWN_TOPIC_OR_PARTITION past the retries (the Metadata answer for a topic that does not exist)', UNKNOWN_TOPIC_OR_PARTITION],
+    ['TOPIC_AUTHORIZATION_FAILED', TOPIC_AUTHORIZATION_FAILED],
+  ])('%s → topic_missing, naming the topic and the cause, not retriable', (_, code) => {
+    const error = retriesExceeded(createErrorFromCode(code));
+    const failure = classifyKafkaError(error, 'workflow.triggerz');
+    expect(failure.retriable).toBe(false);
+    expect(failure.cause).toBe(createErrorFromCode(code).type);
+    expect(failure.error).toBeInstanceOf(PublishError);
+    expect(failure.error).toMatchObject({ reason: 'topic_missing', topic: 'workflow.triggerz' });
+    expect(failure.error.message).toContain('workflow.triggerz');
+    expect(failure.error.message).toContain(createErrorFromCode(code).type);
+  });
+
+  test.each([
+    ['a TypeError thrown by the sink itself', () => new TypeError("Cannot read properties of undefined (reading 'topic')")],
+    [
+      'a TypeError inside kafkajs, which its retrier wraps as non-retriable',
+      () => {
+        const e = new RangeError('Invalid array length');
+        return new NonRetriable(e as never, { cause: e });
+      },
+    ],
+  ])('%s is a bug: the programming error itself, never a PublishError (→ 500, not "retry later")', (_, make) => {
+    const error = make();
+    const failure = classifyKafkaError(error);
+    expect(failure.error).not.toBeInstanceOf(PublishError);
+    expect(['TypeError', 'RangeError']).toContain(failure.error.name);
+    expect(failure.retriable).toBe(false);
   });
 
   test('a PublishError passes through unchanged', () => {
     const original = new PublishError('timeout', 'late');
-    expect(classifyKafkaError(original)).toBe(original);
+    expect(classifyKafkaError(original).error).toBe(original);
   });
 
   test('the message never carries error text, so never record content a broker or kafkajs echoes', () => {
@@ -126,8 +177,12 @@ describe('classifyKafkaError', () => {
       classifyKafkaError(retriesExceeded(new KafkaJSError(secret))),
       classifyKafkaError(Object.assign(new KafkaJSProtocolError(secret), { code: MESSAGE_TOO_LARGE, type: 'MESSAGE_TOO_LARGE' })),
       classifyKafkaError(new Error(secret)),
+      classifyKafkaError(Object.assign(new KafkaJSProtocolError(secret), { code: 3, type: 'UNKNOWN_TOPIC_OR_PARTITION' })),
     ];
-    for (const failure of failures) expect(failure.message).not.toContain('4111');
+    for (const failure of failures) {
+      expect(failure.error.message).not.toContain('4111');
+      expect(failure.cause).not.toContain('4111');
+    }
   });
 
   test('cycles in cause chains end', () => {
@@ -135,7 +190,7 @@ describe('classifyKafkaError', () => {
     const b = new KafkaJSError('b', { cause: a } as never);
     Object.defineProperty(a, 'cause', { value: b });
     expect(errorChain(a)).toHaveLength(2);
-    expect(classifyKafkaError(a).reason).toBe('unavailable');
+    expect(publishErrorOf(a).reason).toBe('unavailable');
     expect(describeKafkaError(a)).toBe('KafkaJSError');
   });
 });

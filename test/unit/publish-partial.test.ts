@@ -153,7 +153,7 @@ describe('MicroBatcher with a sink that refuses single records', () => {
       close: async () => undefined,
       write: async (records) => {
         writes++;
-        if (records.some((r) => r.headers.ce_id === 'p1')) throw new Error('broker blip');
+        if (records.some((r) => r.headers.ce_id === 'p1')) throw new PublishError('unavailable', 'broker blip');
       },
     };
     const batcher = new MicroBatcher(sink, options({ maxRecords: 2 }));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configSchema } from '../../src/config/schema';
 import { ERROR_CATALOGUE } from '../../src/http/errors';
+import { REASONS } from '../../src/http/reasons';
 
 const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
 
@@ -20,6 +21,18 @@ describe('README', () => {
     const rows = tableAfter('## Error codes');
     const documented = Object.fromEntries(rows.map(([code, status, retry]) => [code, { status: Number(status), retryable: retry === 'yes' }]));
     expect(documented).toEqual(ERROR_CATALOGUE);
+  });
+
+  it('lists exactly the reason catalogue, each with its code, status, retry advice and explanation', () => {
+    const rows = tableAfter('### Reasons');
+    const documented = Object.fromEntries(rows.map(([reason, code, status, retry, explain]) => [reason, { code, status, retry, explain }]));
+    const expected = Object.fromEntries(
+      Object.entries(REASONS).map(([reason, { code, explain }]) => [
+        reason,
+        { code, status: String(ERROR_CATALOGUE[code].status), retry: ERROR_CATALOGUE[code].retryable ? 'yes' : 'no', explain },
+      ]),
+    );
+    expect(documented).toEqual(expected);
   });
 
   it('lists every setting with its default', () => {

@@ -1,11 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  mapWhatsAppPayload,
-  WhatsAppPayloadError,
-  type ChatChannelRef,
-  type ChatEventDraft,
-} from '../../src/channels/whatsapp/map';
+import { ChatPayloadError, type ChatEventDraft, type SkippedItem } from '../../src/channels/chat-event';
+import { mapWhatsAppPayload, type ChatChannelRef } from '../../src/channels/whatsapp/map';
 
 type Json = Record<string, any>;
 // Tests read nested fields of `data`, typed `unknown` for consumers.
@@ -38,15 +34,23 @@ const envelope = {
 
 const sheena = { phone: '16505551234', name: 'Sheena Nelson' };
 
-function mapAll(payload: unknown): { events: MappedEvent[]; foreignChanges: number } {
+function mapAll(payload: unknown): { events: MappedEvent[]; foreign: number; invalid: SkippedItem[]; ignored: number } {
   return mapWhatsAppPayload(payload, channel);
 }
 
 function mapOne(payload: unknown): MappedEvent {
-  const { events, foreignChanges } = mapAll(payload);
-  expect(foreignChanges).toBe(0);
+  const { events, foreign, invalid } = mapAll(payload);
+  expect(foreign).toBe(0);
+  expect(invalid).toEqual([]);
   expect(events).toHaveLength(1);
   return events[0];
+}
+
+/** The items skipped as unreadable, by where they are and why. */
+function skipped(payload: unknown): SkippedItem[] {
+  const { events, invalid } = mapAll(payload);
+  expect(events).toEqual([]);
+  return invalid;
 }
 
 function expectPayloadError(payload: unknown, path?: Array<string | number>): void {
@@ -56,8 +60,8 @@ function expectPayloadError(payload: unknown, path?: Array<string | number>): vo
   } catch (error) {
     caught = error;
   }
-  expect(caught).toBeInstanceOf(WhatsAppPayloadError);
-  const issues = (caught as WhatsAppPayloadError).details as Array<{ path: unknown[] }>;
+  expect(caught).toBeInstanceOf(ChatPayloadError);
+  const issues = (caught as ChatPayloadError).details as Array<{ path: unknown[] }>;
   expect(Array.isArray(issues)).toBe(true);
   expect(issues.length).toBeGreaterThan(0);
   if (path) expect(issues.map((issue) => issue.path)).toContainEqual(path);
@@ -84,7 +88,7 @@ describe('mapWhatsAppPayload: messages', () => {
     });
   });
 
-  it('maps an interactive button_reply to chat.tap', () => {
+  it('maps an interactive button_reply to chat.tap with the whole interactive object as Meta sent it', () => {
     expect(mapOne(fixture('interactive-button-reply'))).toEqual({
       type: 'chat.tap',
       subject: '16505551234',
@@ -99,8 +103,7 @@ describe('mapWhatsAppPayload: messages', () => {
           content: 'Change',
           contentType: 'interactive',
           contentAttributes: {
-            interactive: { id: 'change-button', title: 'Change' },
-            replyType: 'button_reply',
+            interactive: { type: 'button_reply', button_reply: { id: 'change-button', title: 'Change' } },
           },
         },
         value: 'change-button',
@@ -119,13 +122,17 @@ describe('mapWhatsAppPayload: messages', () => {
       contentType: 'interactive',
       contentAttributes: {
         interactive: {
-          id: 'priority_express',
-          title: 'Priority Mail Express',
-          description: 'Next Day to 2 Days',
+          type: 'list_reply',
+          list_reply: {
+            id: 'priority_express',
+            title: 'Priority Mail Express',
+            description: 'Next Day to 2 Days',
+          },
         },
-        replyType: 'list_reply',
       },
     });
+    // Where the inbox reads the sent value (contract §3).
+    expect(event.data.message.contentAttributes.interactive.list_reply.id).toBe(event.data.value);
   });
 
   it('maps a template quick-reply button to chat.tap with its payload as value', () => {
@@ -138,10 +145,7 @@ describe('mapWhatsAppPayload: messages', () => {
     expect(event.data.message).toEqual({
       content: 'Stop promotions',
       contentType: 'button',
-      contentAttributes: {
-        interactive: { payload: 'STOP_PROMOTIONS', text: 'Stop promotions' },
-        replyType: 'button',
-      },
+      contentAttributes: { button: { payload: 'STOP_PROMOTIONS', text: 'Stop promotions' } },
     });
   });
 
@@ -310,10 +314,10 @@ describe('mapWhatsAppPayload: statuses', () => {
 });
 
 describe('mapWhatsAppPayload: business-scoped user ids', () => {
-  const { events, foreignChanges } = mapAll(fixture('bsuid'));
+  const { events, foreign } = mapAll(fixture('bsuid'));
 
   it('maps every message and status of both changes', () => {
-    expect(foreignChanges).toBe(0);
+    expect(foreign).toBe(0);
     expect(events.map((event) => event.type)).toEqual(['chat.message', 'chat.message', 'chat.status']);
   });
 
@@ -340,7 +344,7 @@ describe('mapWhatsAppPayload: business-scoped user ids', () => {
 
 describe('mapWhatsAppPayload: a batch of entries and changes', () => {
   const payload = fixture('batch');
-  const { events, foreignChanges } = mapAll(payload);
+  const { events, foreign } = mapAll(payload);
 
   it('reads every entry, change, message and status in order', () => {
     expect(events.map((event) => [event.type, event.dedupeKey])).toEqual([
@@ -356,7 +360,7 @@ describe('mapWhatsAppPayload: a batch of entries and changes', () => {
   });
 
   it('counts the change for another phone_number_id and maps nothing from it', () => {
-    expect(foreignChanges).toBe(1);
+    expect(foreign).toBe(1);
     expect(events.some((event) => event.data.messageId === 'wamid.BATCH.FOREIGN')).toBe(false);
     expect(events.some((event) => event.subject === '16505559999')).toBe(false);
   });
@@ -393,7 +397,7 @@ describe('mapWhatsAppPayload: a batch of entries and changes', () => {
 
   it('is pure: same output twice, input untouched', () => {
     const before = structuredClone(payload);
-    expect(mapWhatsAppPayload(payload, channel)).toEqual({ events, foreignChanges });
+    expect(mapWhatsAppPayload(payload, channel)).toEqual({ events, foreign, invalid: [], ignored: 0 });
     expect(payload).toEqual(before);
   });
 });
@@ -402,7 +406,9 @@ describe('mapWhatsAppPayload: structure', () => {
   it('maps an empty entry list to no events', () => {
     expect(mapWhatsAppPayload({ object: 'whatsapp_business_account', entry: [] }, channel)).toEqual({
       events: [],
-      foreignChanges: 0,
+      foreign: 0,
+      invalid: [],
+      ignored: 0,
     });
   });
 
@@ -430,28 +436,58 @@ describe('mapWhatsAppPayload: structure', () => {
     );
   });
 
-  it('rejects a message without id, since dedupe needs it', () => {
+  it('skips a message without id (dedupe needs it) and says where', () => {
     const payload = fixture('text');
     delete firstMessage(payload).id;
-    expectPayloadError(payload, ['entry', 0, 'changes', 0, 'value', 'messages', 0, 'id']);
+    expect(skipped(payload)).toEqual([
+      { path: ['entry', 0, 'changes', 0, 'value', 'messages', 0, 'id'], problem: expect.any(String) },
+    ]);
   });
 
-  it('rejects a message with neither from nor from_user_id', () => {
+  it('skips a message with neither from nor from_user_id', () => {
     const payload = fixture('text');
     delete firstMessage(payload).from;
-    expectPayloadError(payload, ['entry', 0, 'changes', 0, 'value', 'messages', 0, 'from']);
+    expect(skipped(payload).map((item) => item.path)).toEqual([['entry', 0, 'changes', 0, 'value', 'messages', 0, 'from']]);
   });
 
-  it('rejects a status without id', () => {
+  it('skips a status without id', () => {
     const payload = fixture('status-read');
     delete payload.entry[0].changes[0].value.statuses[0].id;
-    expectPayloadError(payload, ['entry', 0, 'changes', 0, 'value', 'statuses', 0, 'id']);
+    expect(skipped(payload).map((item) => item.path)).toEqual([['entry', 0, 'changes', 0, 'value', 'statuses', 0, 'id']]);
   });
 
-  it('rejects messages without metadata.phone_number_id', () => {
+  it('skips every item of a change without metadata.phone_number_id, one entry each', () => {
     const payload = fixture('text');
     delete payload.entry[0].changes[0].value.metadata;
-    expectPayloadError(payload, ['entry', 0, 'changes', 0, 'value', 'metadata']);
+    expect(skipped(payload).map((item) => item.path)).toEqual([['entry', 0, 'changes', 0, 'value', 'metadata']]);
+  });
+
+  it('maps the readable items around an unreadable one, in order, and never puts its content in the problem', () => {
+    const payload = fixture('batch');
+    const value = payload.entry[0].changes[0].value;
+    value.messages[1] = { from: 'secret-content-here', type: 'text', text: { body: 'secret-content-here' } };
+    value.statuses = [...(value.statuses ?? []), 42];
+    const { events, invalid } = mapAll(payload);
+    expect(events.map((event) => event.dedupeKey)).toEqual([
+      'wamid.BATCH.A1',
+      'wamid.BATCH.A3',
+      'wamid.BATCH.OUT1:sent',
+      'wamid.BATCH.OUT1:delivered',
+      'wamid.BATCH.B1',
+      'wamid.BATCH.OUT1:read',
+      'wamid.BATCH.OUT3:failed',
+    ]);
+    expect(invalid.map((item) => item.path.slice(0, 7))).toEqual([
+      ['entry', 0, 'changes', 0, 'value', 'messages', 1],
+      ['entry', 0, 'changes', 0, 'value', 'statuses', value.statuses.length - 1],
+    ]);
+    expect(JSON.stringify(invalid)).not.toContain('secret-content-here');
+  });
+
+  it('drops an unreadable contact (only its name is lost)', () => {
+    const payload = fixture('text');
+    payload.entry[0].changes[0].value.contacts = ['not a contact', { wa_id: 16505551234 }];
+    expect(mapOne(payload).data.contact).toEqual({ phone: '16505551234', name: null });
   });
 
   it('rejects messages that is not an array', () => {

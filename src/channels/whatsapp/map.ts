@@ -1,5 +1,18 @@
+import { z } from 'zod';
 import {
+  ChatPayloadError,
+  digitsOnly,
+  emptyMapping,
+  firstProblem,
+  type ChatEventDraft,
+  type ChatMapping,
+} from '../chat-event';
+import {
+  whatsAppContactSchema,
+  whatsAppMessageSchema,
+  whatsAppMetadataSchema,
   whatsAppPayloadSchema,
+  whatsAppStatusSchema,
   type WhatsAppContact,
   type WhatsAppMessage,
   type WhatsAppStatus,
@@ -12,37 +25,9 @@ export interface ChatChannelRef {
   phoneNumberId: string;
 }
 
-export type ChatEventType = 'chat.tap' | 'chat.message' | 'chat.status';
-
-export interface ChatEventDraft {
-  type: ChatEventType;
-  /** Contact phone, digits only; the business-scoped user id when no phone is given. */
-  subject: string;
-  /** Message id; for a status `${messageId}:${status}`. */
-  dedupeKey: string;
-  /** The contract §4 chat `data`. */
-  data: Record<string, unknown>;
-}
-
-export class WhatsAppPayloadError extends Error {
-  readonly details: unknown;
-
-  constructor(message: string, details: unknown) {
-    super(message);
-    this.name = 'WhatsAppPayloadError';
-    this.details = details;
-  }
-}
-
-export interface WhatsAppMappingResult {
-  events: ChatEventDraft[];
-  /** Changes addressed to another phone_number_id of the same WhatsApp Business Account. */
-  foreignChanges: number;
-}
-
 type JsonObject = Record<string, unknown>;
 type ContactRef = { phone: string | null; name: string | null };
-type Tap = { reply: JsonObject; replyType: string; content: string | null; value: string | null };
+type Tap = { content: string | null; value: string | null };
 
 const INTERACTIVE_TAP_KEYS = ['button_reply', 'list_reply'] as const;
 // Who sent what, when: already mapped to data fields, so left out of contentAttributes.
@@ -62,12 +47,6 @@ function isObject(value: unknown): value is JsonObject {
 
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
-}
-
-function digitsOnly(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const digits = value.replace(/\D/g, '');
-  return digits.length > 0 ? digits : null;
 }
 
 /** Meta timestamps are unix seconds as a string; anything else maps to null, never to "now". */
@@ -120,28 +99,19 @@ function contentOf(message: JsonObject, type: string): string | null {
   return type === 'text' ? stringOrNull(body.body) : stringOrNull(body.caption);
 }
 
+/**
+ * A tap's shown title and sent value. The message's own `interactive` (or template `button`)
+ * object stays in contentAttributes exactly as Meta sent it: the inbox reads
+ * `contentAttributes.interactive.button_reply.id` there (contract §3).
+ */
 function tapOf(message: JsonObject, type: string): Tap | null {
   const body = message[type];
   if (!isObject(body)) return null;
-  if (type === 'button') {
-    return {
-      reply: body,
-      replyType: 'button',
-      content: stringOrNull(body.text),
-      value: stringOrNull(body.payload),
-    };
-  }
+  if (type === 'button') return { content: stringOrNull(body.text), value: stringOrNull(body.payload) };
   if (type !== 'interactive') return null;
   for (const key of INTERACTIVE_TAP_KEYS) {
     const reply = body[key];
-    if (isObject(reply)) {
-      return {
-        reply,
-        replyType: key,
-        content: stringOrNull(reply.title),
-        value: stringOrNull(reply.id),
-      };
-    }
+    if (isObject(reply)) return { content: stringOrNull(reply.title), value: stringOrNull(reply.id) };
   }
   return null;
 }
@@ -170,18 +140,13 @@ function mapMessage(
 
   const tap = tapOf(message, type);
   if (tap) {
-    delete attributes[type];
     return {
       type: 'chat.tap',
       subject,
       dedupeKey: message.id,
       data: {
         ...data,
-        message: {
-          content: tap.content,
-          contentType: type,
-          contentAttributes: { ...attributes, interactive: tap.reply, replyType: tap.replyType },
-        },
+        message: { content: tap.content, contentType: type, contentAttributes: attributes },
         value: tap.value,
       },
     };
@@ -228,29 +193,68 @@ function mapStatus(
   };
 }
 
+type Path = Array<string | number>;
+
+/** Parses each element of a list on its own: the good ones are returned, the bad ones recorded. */
+function readItems<T>(
+  items: unknown[] | undefined,
+  schema: z.ZodType<T>,
+  at: Path,
+  mapping: ChatMapping,
+): T[] {
+  const read: T[] = [];
+  (items ?? []).forEach((item, index) => {
+    const parsed = schema.safeParse(item);
+    if (parsed.success) {
+      read.push(parsed.data);
+    } else {
+      const { path, problem } = firstProblem(parsed.error.issues);
+      mapping.invalid.push({ path: [...at, index, ...path], problem });
+    }
+  });
+  return read;
+}
+
 /**
  * Maps one webhook body to chat event drafts: every entry, change, message and status.
- * Pure: no I/O, clock or randomness. Throws WhatsAppPayloadError on a broken structure.
+ * Pure: no I/O, clock or randomness. Throws ChatPayloadError when the body is not a WhatsApp
+ * webhook at all; an item that cannot be read is skipped and listed in `invalid`.
  */
-export function mapWhatsAppPayload(payload: unknown, channel: ChatChannelRef): WhatsAppMappingResult {
+export function mapWhatsAppPayload(payload: unknown, channel: ChatChannelRef): ChatMapping {
   const parsed = whatsAppPayloadSchema.safeParse(payload);
   if (!parsed.success) {
-    throw new WhatsAppPayloadError('invalid WhatsApp webhook payload', parsed.error.issues);
+    throw new ChatPayloadError('invalid WhatsApp webhook payload', parsed.error.issues);
   }
-  const events: ChatEventDraft[] = [];
-  let foreignChanges = 0;
-  for (const entry of parsed.data.entry) {
-    for (const { value } of entry.changes) {
+  const mapping = emptyMapping();
+  parsed.data.entry.forEach((entry, e) => {
+    entry.changes.forEach(({ value }, c) => {
+      const at: Path = ['entry', e, 'changes', c, 'value'];
+      const items = (value.messages?.length ?? 0) + (value.statuses?.length ?? 0);
       // Changes of other webhook fields have no metadata and no chat data.
-      if (value.metadata === undefined) continue;
-      if (value.metadata.phone_number_id !== channel.phoneNumberId) {
-        foreignChanges += 1;
-        continue;
+      if (value.metadata === undefined && items === 0) return;
+      const metadata = whatsAppMetadataSchema.safeParse(value.metadata);
+      if (!metadata.success) {
+        const { path, problem } = firstProblem(metadata.error.issues);
+        // Without the number it was sent to, no item of the change can be placed in an inbox.
+        for (let i = 0; i < items; i++) mapping.invalid.push({ path: [...at, 'metadata', ...path], problem });
+        return;
       }
-      const contacts = value.contacts ?? [];
-      for (const message of value.messages ?? []) events.push(mapMessage(message, contacts, channel));
-      for (const status of value.statuses ?? []) events.push(mapStatus(status, contacts, channel));
-    }
-  }
-  return { events, foreignChanges };
+      if (metadata.data.phone_number_id !== channel.phoneNumberId) {
+        mapping.foreign += 1;
+        return;
+      }
+      // A contact that cannot be read only costs a name.
+      const contacts = (value.contacts ?? []).flatMap((contact) => {
+        const read = whatsAppContactSchema.safeParse(contact);
+        return read.success ? [read.data] : [];
+      });
+      for (const message of readItems(value.messages, whatsAppMessageSchema, [...at, 'messages'], mapping)) {
+        mapping.events.push(mapMessage(message, contacts, channel));
+      }
+      for (const status of readItems(value.statuses, whatsAppStatusSchema, [...at, 'statuses'], mapping)) {
+        mapping.events.push(mapStatus(status, contacts, channel));
+      }
+    });
+  });
+  return mapping;
 }

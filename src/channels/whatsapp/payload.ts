@@ -43,19 +43,22 @@ export const whatsAppStatusSchema = z
     path: ['recipient_id'],
   });
 
-export const whatsAppChangeValueSchema = z
-  .looseObject({
-    messaging_product: z.string().optional(),
-    // Absent on changes of other webhook fields (templates, account alerts…), which carry no chat data.
-    metadata: z.looseObject({ phone_number_id: z.string().min(1) }).optional(),
-    contacts: z.array(whatsAppContactSchema).optional(),
-    messages: z.array(whatsAppMessageSchema).optional(),
-    statuses: z.array(whatsAppStatusSchema).optional(),
-  })
-  .refine((value) => value.metadata !== undefined || (!value.messages && !value.statuses), {
-    message: 'messages and statuses need metadata.phone_number_id',
-    path: ['metadata'],
-  });
+/** Metadata of a change that carries chat data: whose number it is for. */
+export const whatsAppMetadataSchema = z.looseObject({ phone_number_id: z.string().min(1) });
+
+/*
+ * The envelope is checked as a whole (a body that is not a WhatsApp webhook is a 400); the
+ * items inside it (messages, statuses, contacts, metadata) one by one, so that one unreadable
+ * item is skipped and counted instead of failing the events around it.
+ */
+export const whatsAppChangeValueSchema = z.looseObject({
+  messaging_product: z.string().optional(),
+  // Absent on changes of other webhook fields (templates, account alerts…), which carry no chat data.
+  metadata: z.unknown().optional(),
+  contacts: z.array(z.unknown()).optional(),
+  messages: z.array(z.unknown()).optional(),
+  statuses: z.array(z.unknown()).optional(),
+});
 
 export const whatsAppPayloadSchema = z.looseObject({
   object: z.literal('whatsapp_business_account'),

@@ -12,6 +12,11 @@ export function signWhatsAppBody(rawBody: Buffer | string, appSecret: string): s
   return `sha256=${hmacSha256(rawBody, appSecret).toString('hex')}`;
 }
 
+/** True when `header` has the form of a signature (`sha256=` + 64 hex): checkable before the body is read. */
+export function isWellFormedSignature(header: string | undefined): boolean {
+  return typeof header === 'string' && SIGNATURE_HEADER.test(header);
+}
+
 /**
  * Checks `X-Hub-Signature-256` against the raw body bytes (never a re-serialised body:
  * Meta escapes non-ASCII and `/`, so JSON.stringify would produce different bytes).

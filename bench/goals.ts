@@ -1,0 +1,59 @@
+// The issue's goals, read off the rows of one run: each on its own line, met or not.
+import type { Row } from './run';
+import type { Scenario } from './scenarios';
+
+export const HEADLINE = 'small JSON + bearer';
+
+const GOALS = {
+  /** Redis + Kafka gateway over the naive receiver, by Node major. */
+  overNaive: { '20': 1.3, '24': 2 } as Record<string, number>,
+  embeddedOverFloor: 0.8,
+  producePer1000: 20,
+};
+
+const major = (node: string) => node.replace(/^node /, '').split('.')[0];
+const mark = (met: boolean) => (met ? 'met' : '**not met**');
+
+export function goalLines(rows: Row[]): string[] {
+  const headline = rows.filter((row) => row.scenario === HEADLINE);
+  const lines: string[] = [];
+  for (const node of [...new Set(headline.map((row) => row.node))]) {
+    const find = (prefix: string) => headline.find((row) => row.node === node && row.target.startsWith(prefix));
+    const floor = find('floor');
+    const naive = find('naive');
+    const embedded = find('gateway, embedded');
+    const production = find('gateway, Redis + Kafka');
+    const want = GOALS.overNaive[major(node)];
+    if (production && naive && naive.rps > 0) {
+      const ratio = production.rps / naive.rps;
+      if (want !== undefined) lines.push(`- ${node}: Redis + Kafka ${ratio.toFixed(2)}× the naive receiver (goal ≥ ${want}×): ${mark(ratio >= want)}`);
+      lines.push(`- ${node}: Redis + Kafka p99 ${production.p99} ms, naive receiver ${naive.p99} ms (goal: no worse): ${mark(production.p99 <= naive.p99)}`);
+    }
+    if (embedded && floor && floor.rps > 0) {
+      const ratio = embedded.rps / floor.rps;
+      lines.push(`- ${node}: embedded ${ratio.toFixed(2)}× the floor (goal ≥ ${GOALS.embeddedOverFloor}×): ${mark(ratio >= GOALS.embeddedOverFloor)}`);
+    }
+    if (production?.producePer1000 !== undefined) {
+      lines.push(
+        `- ${node}: ${production.producePer1000} Produce requests per 1000 records (goal ≤ ${GOALS.producePer1000}; naive receiver ${naive?.producePer1000 ?? '?'}): ${mark(production.producePer1000 <= GOALS.producePer1000)}`,
+      );
+    }
+  }
+  return lines.length > 0 ? [`## Goals (scenario "${HEADLINE}")`, '', ...lines, ''] : [];
+}
+
+/** MB/s and CPU ms per MB of the JSON body-size scenarios. */
+export function bodySizeLines(rows: Row[], scenarios: Scenario[]): string[] {
+  const sized = scenarios.filter((s) => /^JSON \d/.test(s.name));
+  const lines: string[] = [];
+  for (const scenario of sized) {
+    const bytes = Buffer.byteLength(scenario.request(0).body);
+    for (const row of rows.filter((r) => r.scenario === scenario.name)) {
+      const mbPerSecond = (row.rps * bytes) / 1e6;
+      const cpuMsPerMB = (row.cpuMsPer1000 / 1000) * (1e6 / bytes);
+      lines.push(`| ${scenario.name} | ${row.node} | ${row.target} | ${bytes} | ${row.rps} | ${mbPerSecond.toFixed(1)} | ${cpuMsPerMB.toFixed(1)} | ${row.rssMiB} |`);
+    }
+  }
+  if (lines.length === 0) return [];
+  return ['## Body size', '', '| scenario | node | target | body bytes | req/s | MB/s | CPU ms / MB | peak RSS MiB |', '|---|---|---|---:|---:|---:|---:|---:|', ...lines, ''];
+}

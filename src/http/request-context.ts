@@ -1,0 +1,27 @@
+import type { RequestHandler } from 'express';
+import type { AppDeps } from '../app-deps';
+import { accessLogger, logWhenFinished } from './access-log';
+import { requestIdFor } from './request-id';
+import { securityHeaders } from './security-headers';
+
+/**
+ * What every request gets before routing, in one middleware (each express layer costs a
+ * little on every request): helmet's headers, a request id echoed in X-Request-Id, an access
+ * log line when it is done, and `Connection: close` while the process drains.
+ */
+export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle'>): RequestHandler {
+  const logger = accessLogger(deps.logger);
+  const headers = securityHeaders();
+  return (req, res, next) => {
+    // A request pipelined behind one that was answered with `Connection: close` (its socket is
+    // half-closed) could never be answered: it is not served.
+    if (!req.socket.writable) return void req.socket.destroy();
+    for (const [name, value] of headers) res.setHeader(name, value);
+    const id = requestIdFor(req.headers['x-request-id']);
+    res.locals.requestId = id;
+    res.setHeader('X-Request-Id', id);
+    if (deps.lifecycle.draining) res.setHeader('Connection', 'close');
+    logWhenFinished(logger, deps.metrics, req, res);
+    next();
+  };
+}

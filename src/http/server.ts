@@ -1,0 +1,60 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Config } from '../config/schema';
+import { clientErrorListener } from './client-error';
+
+/** Longer than common load balancers' idle timeout (AWS ALB: 60 s), so they close first. */
+const KEEP_ALIVE_MS = 65_000;
+
+export interface HttpServer {
+  server: Server;
+  /**
+   * At shutdown (call it repeatedly): closes idle connections, and those that have been
+   * sending a request's headers for longer than HEADERS_TIMEOUT_MS. Node stops enforcing
+   * headersTimeout once the server is closing, so a sender dribbling headers would otherwise
+   * hold the drain until the grace runs out.
+   */
+  closeStalledConnections(): void;
+}
+
+/**
+ * An HTTP server with the gateway's timeouts: headers within HEADERS_TIMEOUT_MS, the whole
+ * request within REQUEST_TIMEOUT_MS (both below SHUTDOWN_GRACE_MS, checked at start). Node
+ * enforces both only when it sweeps its connections, every 30 s by default; the sweep runs
+ * often enough here that a timeout is enforced within a second of expiring.
+ */
+export function createHttpServer(config: Config, app: RequestListener, onTimeout: () => void = () => undefined): HttpServer {
+  const server = createServer(
+    {
+      headersTimeout: config.HEADERS_TIMEOUT_MS,
+      requestTimeout: config.REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.HEADERS_TIMEOUT_MS / 4))),
+      keepAliveTimeout: KEEP_ALIVE_MS,
+    },
+    app,
+  );
+  server.on('clientError', clientErrorListener(onTimeout));
+
+  // Per connection: how many of its requests the app is handling, and since when it has had none.
+  const connections = new Map<Socket, { inApp: number; waitingSince: number }>();
+  server.on('connection', (socket: Socket) => {
+    connections.set(socket, { inApp: 0, waitingSince: Date.now() });
+    socket.once('close', () => connections.delete(socket));
+  });
+  server.on('request', (req, res) => {
+    const state = connections.get(req.socket);
+    if (!state) return;
+    state.inApp++;
+    res.once('close', () => {
+      if (--state.inApp === 0) state.waitingSince = Date.now();
+    });
+  });
+  return {
+    server,
+    closeStalledConnections() {
+      server.closeIdleConnections();
+      const stalledBefore = Date.now() - config.HEADERS_TIMEOUT_MS;
+      for (const [socket, state] of connections) if (state.inApp === 0 && state.waitingSince < stalledBefore) socket.destroy();
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { FileStore } from '../files/file-store';
+import { eventFolder, fileKey } from '../files/object-key';
+import { RequestUploads } from '../files/request-uploads';
+import { HttpError } from '../http/errors';
+import type { StoredTrigger } from '../registry/schemas';
+import type { EventTrace } from '../tracing/w3c';
+import { answerEarlierClaim, publishTriggerEvent, type HeldKey, type WebhookAck } from './accept-webhook';
+import { applyInputFormat } from './coerce';
+import { claimOrDegrade, releaseQuietly } from './guarded-store';
+import { publishableQuery } from './headers';
+import { headerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
+import type { IngestDeps } from './ports';
+import { streamMultipart, type MemoryShare, type StreamedMultipart } from './stream-multipart';
+
+/** Stored on a key claimed before its body was read; the real hash replaces it on completion. */
+const BODY_NOT_READ = 'body-not-read-yet';
+
+export interface UploadRequest {
+  path: string;
+  trigger: StoredTrigger;
+  method: string;
+  headers: IncomingHttpHeaders;
+  query: Record<string, unknown>;
+  /** The request itself: read here, once, while it arrives. */
+  body: Readable;
+  /** W3C trace context the event carries. */
+  trace?: EventTrace;
+  memory: MemoryShare;
+}
+
+/**
+ * Contract §12: a multipart request to a trigger when a file store is configured. Its files
+ * stream to the store while the body arrives; the event carries their `s3://` URLs. An
+ * explicit key from the headers is claimed first, so a replay stores nothing. Whatever ends
+ * the request other than a fresh 2xx (4xx, 413 mid-file, 503, a duplicate found after the
+ * body) discards every object the request wrote (aborting the uploads still running).
+ */
+export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req: UploadRequest): Promise<WebhookAck> {
+  const { config } = deps;
+  const { path, trigger } = req;
+  const contentType = req.headers['content-type'] as string;
+  const maxBodyBytes = config.MAX_BODY_BYTES + config.MAX_FILES * config.MAX_FILE_BYTES;
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) {
+    throw new HttpError('body_too_large', `the body exceeds ${maxBodyBytes} bytes`, { limit: maxBodyBytes });
+  }
+  const query = publishableQuery(req.query);
+  const early = await claimHeaderKey(deps, req);
+  if (early && 'ack' in early) return early.ack;
+
+  const eventId = randomUUID();
+  const folder = eventFolder(trigger.workspaceId, path, eventId, new Date());
+  const uploads = new RequestUploads(deps.files);
+  let held: HeldKey | undefined = early;
+  try {
+    const streamed = await streamMultipart(
+      req.body,
+      contentType,
+      {
+        maxFileBytes: config.MAX_FILE_BYTES,
+        maxFiles: config.MAX_FILES,
+        maxFields: config.MAX_FIELDS,
+        maxFieldBytes: config.MAX_BODY_BYTES,
+        maxTextBytes: config.MAX_BODY_BYTES,
+        maxBodyBytes,
+        inlineFileBytes: config.INLINE_FILE_MAX_BYTES,
+      },
+      req.memory,
+      {
+        uploadBytes: deps.files.bufferBytes,
+        put: (n, filename, body, mime) => uploads.put(fileKey(folder, n, filename), body, mime),
+      },
+    );
+    const parsed = { input: streamed.fields, value: streamed.fields };
+    applyInputFormat(parsed.input, trigger.inputFormat);
+    const key = early?.key ?? bodyKey(req, streamed, query, contentType);
+    if (early) {
+      held = { ...early, bodyHash: streamed.bodyHash };
+    } else {
+      const storeKey = triggerStoreKey(trigger, path, key);
+      const claim = await claimOrDegrade(deps, storeKey, streamed.bodyHash);
+      if (claim !== 'unguarded' && claim.state !== 'claimed') {
+        void uploads.discard(new Error('a duplicate'));
+        return answerEarlierClaim(claim, key.explicit);
+      }
+      held = { storeKey, claim, bodyHash: streamed.bodyHash };
+    }
+    const owned = held;
+    held = undefined; // from here publishTriggerEvent releases the claim itself when it fails
+    const parts = { path, trigger, method: req.method, headers: req.headers, contentType, query, key, parsed, eventId, trace: req.trace };
+    return await publishTriggerEvent(deps, parts, owned);
+  } catch (error) {
+    // The sender is answered at once; its objects go meanwhile (their keys are this event's
+    // alone, so a retry never meets them). A sender still sending reads the answer sooner.
+    void uploads.discard(error);
+    if (held && held.claim !== 'unguarded') await releaseQuietly(deps, held.storeKey, held.claim);
+    throw error;
+  }
+}
+
+type EarlyClaim = HeldKey & { key: IdempotencyKey };
+
+/**
+ * Claims the header's key before any byte is stored. A replay is answered after the body was
+ * hashed (not stored): the same body gets the first acknowledgement, another body 409.
+ */
+async function claimHeaderKey(deps: IngestDeps, req: UploadRequest): Promise<EarlyClaim | { ack: WebhookAck } | undefined> {
+  const key = headerIdempotencyKey(req.headers);
+  if (!key) return undefined;
+  const storeKey = triggerStoreKey(req.trigger, req.path, key);
+  // The body may take up to REQUEST_TIMEOUT_MS to arrive; the claim must outlast it.
+  const leaseMs = deps.config.REQUEST_TIMEOUT_MS + deps.config.PUBLISH_TIMEOUT_MS + 10_000;
+  const claim = await claimOrDegrade(deps, storeKey, BODY_NOT_READ, leaseMs);
+  if (claim === 'unguarded' || claim.state === 'claimed') return { storeKey, claim, bodyHash: BODY_NOT_READ, key };
+  if (claim.state === 'in_flight') return { ack: answerEarlierClaim(claim, false) };
+  const bodyHash = await hashBody(req.body, deps.config.MAX_BODY_BYTES + deps.config.MAX_FILES * deps.config.MAX_FILE_BYTES);
+  // The same claim again, now with the body's hash: the stored record says whether it is the same body.
+  const again = await claimOrDegrade(deps, storeKey, bodyHash);
+  if (again !== 'unguarded' && again.state !== 'claimed') return { ack: answerEarlierClaim(again, true) };
+  // The record expired in between: the body is consumed, so this sender has to send it again.
+  if (again !== 'unguarded') await releaseQuietly(deps, storeKey, again);
+  throw new HttpError('in_flight', 'the idempotency key changed state while the body was read; send it again', {}, { 'Retry-After': '1' });
+}
+
+function bodyKey(req: UploadRequest, streamed: StreamedMultipart, query: Record<string, unknown>, contentType: string): IdempotencyKey {
+  return resolveIdempotencyKey(req.headers, streamed.fields, req.trigger.idempotency?.keyField, {
+    method: req.method,
+    path: req.path,
+    query,
+    contentType,
+    bodyHash: streamed.bodyHash,
+  });
+}
+
+/** Reads a body only to hash it (a replay's body is compared, never stored). */
+async function hashBody(body: Readable, limit: number): Promise<string> {
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) throw new HttpError('body_too_large', `the body exceeds ${limit} bytes`, { limit });
+      hash.update(chunk);
+    }
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    throw new HttpError('body_unreadable', 'the request body could not be read');
+  }
+  return hash.digest('hex');
+}

@@ -1,0 +1,195 @@
+import { createHash } from 'node:crypto';
+import { PassThrough, type Readable } from 'node:stream';
+import type { StoredObject } from '../files/file-store';
+import { HttpError } from '../http/errors';
+import type { Reason } from '../http/reasons';
+import { FieldCollector } from './fields';
+import { multipartParser, withoutControlCharacters, type FileValue, type MultipartLimits } from './multipart';
+import type { Refusal } from './body-budget';
+import { RETRY_AFTER_SECONDS } from './publish-failure';
+import { noRoom } from './read-body';
+
+/** A file part kept in the object store (contract §12). */
+export interface FileReference {
+  type: 'url';
+  /** `s3://<bucket>/<key>` */
+  data: string;
+  name: string;
+  mime: string;
+  size: number;
+  /** Of the file's bytes, hex. */
+  sha256: string;
+}
+
+export interface StreamingLimits extends MultipartLimits {
+  /** All text parts together (MAX_BODY_BYTES): files are counted by maxFileBytes instead. */
+  maxTextBytes: number;
+  /** The whole body, boundaries and part headers included. */
+  maxBodyBytes: number;
+  /** A file up to this size stays inline (a data URL); a larger one goes to the store. */
+  inlineFileBytes: number;
+}
+
+/** The request's share of the process-wide body budget (a BodyLease): undefined when taken, else why not. */
+export interface MemoryShare {
+  take(bytes: number): Refusal | undefined;
+}
+
+export interface FileDestination {
+  /** Memory one upload holds while it runs, taken from the share when it starts. */
+  uploadBytes: number;
+  /** Streams the file part number `n` to the store. */
+  put(n: number, filename: string | undefined, body: Readable, mime: string): Promise<StoredObject>;
+}
+
+export interface StreamedMultipart {
+  fields: Record<string, unknown>;
+  /** sha256 of the raw body bytes, as the buffered path hashes them (fingerprints, key reuse). */
+  bodyHash: string;
+}
+
+/**
+ * Parses a multipart body while it arrives (busboy on the request stream). A file part is
+ * held in memory only up to `inlineFileBytes`; past that it streams to `files`, part by part,
+ * with backpressure from the store down to the sender's socket. Limits answer 413 the moment
+ * they are passed; what is already uploaded is the caller's to discard (RequestUploads).
+ */
+export function streamMultipart(
+  body: Readable,
+  contentType: string,
+  limits: StreamingLimits,
+  memory: MemoryShare,
+  files: FileDestination,
+): Promise<StreamedMultipart> {
+  return new Promise((resolve, reject) => {
+    const parser = multipartParser(contentType, limits); // a throw here rejects the promise
+    const fields = new FieldCollector();
+    const pendingFiles: Promise<void>[] = [];
+    const bodyHash = createHash('sha256');
+    let bodyBytes = 0;
+    let textBytes = 0;
+    let fileCount = 0;
+    let failed = false;
+    let settled = false;
+
+    const onBodyData = (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes > limits.maxBodyBytes) return tooLarge('body_too_large', 'the body', limits.maxBodyBytes);
+      bodyHash.update(chunk);
+    };
+    const onBodyError = () => fail(new HttpError('body_unreadable', 'the request body could not be read'));
+    const fail = (error: HttpError) => {
+      if (failed || settled) return;
+      failed = true;
+      body.off('data', onBodyData);
+      body.unpipe(parser); // what still comes is dropped by the error handler's lingering close
+      reject(error);
+    };
+    const tooLarge = (reason: Reason, what: string, limit: number) =>
+      fail(new HttpError(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
+    const malformed = (error: Error) => fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message }));
+    const take = (bytes: number) => {
+      const refusal = memory.take(bytes);
+      if (refusal) fail(noRoom(refusal));
+      return refusal === undefined;
+    };
+
+    parser.on('field', (name, value: string | undefined, info) => {
+      if (failed) return;
+      if (info.valueTruncated) return tooLarge('field_too_large', 'a field value', limits.maxFieldBytes);
+      // As the buffered parser (multipart.ts): invalid bytes in a text part are refused, not replaced.
+      if (value === undefined) {
+        return fail(new HttpError('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
+      }
+      if (value.includes('\uFFFD')) return fail(new HttpError('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
+      const bytes = Buffer.byteLength(name) + Buffer.byteLength(value);
+      textBytes += bytes;
+      if (textBytes > limits.maxTextBytes) return tooLarge('body_too_large', 'the text parts', limits.maxTextBytes);
+      if (take(bytes)) fields.add(name, value);
+    });
+    parser.on('file', (name, stream, info) => {
+      if (failed) return void stream.resume();
+      const n = ++fileCount;
+      const mime = info.mimeType || 'application/octet-stream';
+      // Added now, filled in when the part ends: files keep their order in `x[]`.
+      const value = {} as FileValue | FileReference;
+      fields.add(name, value);
+      const sha256 = createHash('sha256');
+      const head: Buffer[] = [];
+      let size = 0;
+      let upload: { pass: PassThrough; stored: Promise<StoredObject> } | undefined;
+
+      const startUpload = () => {
+        if (!take(files.uploadBytes)) return undefined;
+        const pass = new PassThrough();
+        const stored = files.put(n, info.filename, pass, mime);
+        // Its failure is read where the part ends (or the request already failed): never unhandled.
+        stored.catch((error: unknown) => fail(asHttpError(error)));
+        for (const chunk of head.splice(0)) pass.write(chunk);
+        return { pass, stored };
+      };
+      stream.on('data', (chunk: Buffer) => {
+        if (failed) return;
+        size += chunk.length;
+        sha256.update(chunk);
+        if (!upload && size <= limits.inlineFileBytes) {
+          if (take(chunk.length)) head.push(chunk);
+          return;
+        }
+        upload ??= startUpload();
+        if (upload && !upload.pass.write(chunk)) {
+          stream.pause();
+          upload.pass.once('drain', () => stream.resume());
+        }
+      });
+      stream.on('limit', () => tooLarge('file_too_large', 'a file', limits.maxFileBytes));
+      // A body that ends inside a file part destroys the file stream ("Unexpected end of form").
+      stream.on('error', malformed);
+      pendingFiles.push(
+        new Promise<void>((done) => {
+          stream.on('end', () => {
+            if (failed) return done();
+            const filename = withoutControlCharacters(info.filename ?? name);
+            if (!upload) {
+              const data = Buffer.concat(head);
+              Object.assign(value, { type: 'file', name: filename, mime, size, data: `data:${mime};base64,${data.toString('base64')}` });
+              return done();
+            }
+            upload.pass.end();
+            upload.stored.then(
+              (object) => {
+                Object.assign(value, { type: 'url', data: object.url, name: filename, mime, size, sha256: sha256.digest('hex') });
+                done();
+              },
+              () => done(),
+            );
+          });
+        }),
+      );
+    });
+    parser.on('filesLimit', () => tooLarge('too_many_files', 'the number of files', limits.maxFiles));
+    parser.on('fieldsLimit', () => tooLarge('too_many_fields', 'the number of fields', limits.maxFields));
+    parser.on('partsLimit', () => tooLarge('too_many_parts', 'the number of parts', limits.maxFiles + limits.maxFields));
+    parser.on('error', malformed);
+    parser.on('close', () => {
+      void Promise.all(pendingFiles).then(() => {
+        if (failed) return;
+        settled = true;
+        body.off('error', onBodyError);
+        body.off('aborted', onBodyError);
+        resolve({ fields: fields.result(), bodyHash: bodyHash.digest('hex') });
+      });
+    });
+    body.on('data', onBodyData);
+    body.on('error', onBodyError);
+    body.on('aborted', onBodyError);
+    body.pipe(parser);
+  });
+}
+
+function asHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  return new HttpError('file_store_unavailable', 'the file store did not take a file; send it again', {}, {
+    'Retry-After': RETRY_AFTER_SECONDS,
+  });
+}

@@ -1,0 +1,82 @@
+import { Gauge, type Registry } from 'prom-client';
+import type { DependencyCheck } from '../app-deps';
+import { TOPIC_STATES, type TopicState } from '../publish/sink';
+
+const CHECK_TIMEOUT_MS = 1000;
+
+export interface DependencyReport {
+  /** Each dependency: `up`, `down`, or a state short of up that needs an operator (`topic_missing`). */
+  checks: Record<string, string>;
+  /** Why one is down, and what else its check knows (the sink's topics). */
+  details: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * Asks every dependency at once, each bounded by a second. A dependency that is down is the
+ * same for every pod: it is reported (in /readyz's body and in metrics), never a reason for
+ * this process to leave the load balancer.
+ */
+export async function checkDependencies(checks: DependencyCheck[]): Promise<DependencyReport> {
+  const report: DependencyReport = { checks: {}, details: {} };
+  await Promise.all(
+    checks.map(async (check) => {
+      const problem = await failure(check.ping);
+      const extra = problem === undefined ? check.report?.() : undefined;
+      report.checks[check.name] = problem !== undefined ? 'down' : (extra?.state ?? 'up');
+      const detail = { ...(problem !== undefined ? { error: problem } : {}), ...extra?.detail };
+      if (Object.keys(detail).length > 0) report.details[check.name] = detail;
+    }),
+  );
+  return report;
+}
+
+/**
+ * `igw_dependency_up{dependency}` (1 up, 0 down or short of up) and `igw_sink_topic{topic,state}`
+ * (1 for each topic's current state; no series for a sink that checks no topics, so that the
+ * alerting rules can name it whatever the sink), both refreshed at each scrape.
+ */
+export function registerDependencyMetrics(
+  registry: Registry,
+  checks: DependencyCheck[],
+  topics: () => Record<string, TopicState> = () => ({}),
+): void {
+  new Gauge({
+    name: 'igw_dependency_up',
+    help: 'Shared dependencies (redis, sink, triggers-file, s3): 1 when up, 0 when down or not usable (e.g. a missing topic)',
+    labelNames: ['dependency'] as const,
+    registers: [registry],
+    async collect() {
+      const { checks: states } = await checkDependencies(checks);
+      this.reset();
+      for (const [name, state] of Object.entries(states)) this.set({ dependency: name }, state === 'up' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'igw_sink_topic',
+    help: 'What the sink knows of each configured topic: 1 for its current state (present, missing, unauthorized, unknown)',
+    labelNames: ['topic', 'state'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [topic, current] of Object.entries(topics())) {
+        for (const state of TOPIC_STATES) this.set({ topic, state }, state === current ? 1 : 0);
+      }
+    },
+  });
+}
+
+/** undefined when the check resolves in time; its short reason otherwise. */
+async function failure(ping: () => Promise<void>): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([ping(), timeout]);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : 'down';
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import { ERROR_CATALOGUE } from '../http/errors';
+import { REASONS } from '../http/reasons';
+import { providerInputSchema } from '../providers/trigger-field';
+import { PROVIDER_NAMES, PROVIDERS } from '../providers/registry';
+import { TOPIC_STATES } from '../publish/sink';
+import {
+  channelInputSchema,
+  telegramChannelInputSchema,
+  triggerInputSchema,
+  twilioChannelInputSchema,
+  whatsAppChannelInputSchema,
+} from '../registry/schemas';
+
+/*
+ * The schemas of the OpenAPI document. Request bodies are the very zod schemas the admin API
+ * validates with; response bodies are derived from them (what a read shows instead of a
+ * secret) or describe what the routes send. test/http/openapi-responses.test.ts parses real
+ * answers with the response schemas, so they cannot drift from the routes unnoticed.
+ */
+
+/** The JSON value of a trigger's `response.body`; registered under its own name because it is recursive. */
+export const jsonValueSchema = triggerInputSchema.shape.response.unwrap().shape.body;
+
+const isoTime = z.iso.datetime({ offset: true });
+const url = z.url();
+
+/** `provider` as a read shows it: how many secrets are set, never a secret or a token hash. */
+export const publicProviderSchema = z.strictObject({
+  name: z.enum(PROVIDER_NAMES as [string, ...string[]]),
+  secretsSet: z.number().int().min(1).max(2),
+  events: providerInputSchema.shape.events,
+  toleranceSeconds: z.number().int().min(1),
+  options: z.record(z.string(), z.unknown()).optional().describe('the options as given, with verifyToken replaced by verifyTokenSet: true'),
+});
+
+export const triggerSchema = triggerInputSchema.omit({ auth: true, provider: true }).extend({
+  path: z.string(),
+  url: url.describe('the public URL senders call (PUBLIC_BASE_URL, else the request origin)'),
+  updatedAt: isoTime,
+  auth: z.strictObject({ header: z.string(), tokenSet: z.literal(true) }).optional(),
+  provider: publicProviderSchema.optional(),
+});
+
+const channelRead = { channelId: z.string(), url, updatedAt: isoTime };
+export const whatsAppChannelSchema = whatsAppChannelInputSchema
+  .omit({ verifyToken: true, appSecret: true })
+  .extend({ ...channelRead, verifyTokenSet: z.literal(true), appSecretSet: z.literal(true) });
+export const twilioChannelSchema = twilioChannelInputSchema
+  .omit({ authToken: true })
+  .extend({ ...channelRead, authTokenSet: z.literal(true) });
+export const telegramChannelSchema = telegramChannelInputSchema
+  .omit({ secretToken: true })
+  .extend({ ...channelRead, secretTokenSet: z.literal(true) });
+export const channelSchema = z.discriminatedUnion('provider', [whatsAppChannelSchema, twilioChannelSchema, telegramChannelSchema]);
+
+export const providerEntrySchema = z.strictObject({
+  name: z.string(),
+  title: z.string(),
+  verifies: z.string(),
+  handshakes: z.array(z.string()),
+  deliveryId: z.string(),
+  acknowledgement: z.enum(['default', 'empty', 'twiml']),
+  eventKinds: z.array(z.string()),
+  eventKindsOpen: z.literal(true).optional().describe('the sender defines its own kinds: any glob is accepted'),
+  openPrefixes: z.array(z.string()).optional().describe('kinds under these prefixes are user-defined'),
+  eventKindsSources: z.array(z.string()),
+});
+
+/** `{ data: … }` of the admin API. */
+export const dataOf = <T extends z.ZodType>(schema: T) => z.strictObject({ data: schema });
+export const pageOf = <T extends z.ZodType>(schema: T) =>
+  z.strictObject({ data: z.array(schema), nextCursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last') });
+export const deletedSchema = (idName: string) => z.strictObject({ [idName]: z.string(), deleted: z.literal(true) });
+
+export const webhookAckSchema = z.strictObject({ message: z.literal('Webhook processed'), eventId: z.uuid() });
+export const webhookIgnoredSchema = z.strictObject({ message: z.literal('Webhook event ignored'), kind: z.string() });
+
+const count = z.number().int().min(0);
+export const chatAckSchema = z.strictObject({
+  received: count.describe('events of the delivery addressed to this channel'),
+  published: count.describe('events acknowledged by the sink in this call'),
+  duplicates: count.describe('events published by an earlier delivery (or repeated within this one)'),
+  foreign: count.describe('items for another phone number or account: never published'),
+  invalid: count.describe('items that cannot be read: skipped and logged'),
+  ignored: count.describe('items that are not chat events'),
+});
+
+export const healthSchema = z.strictObject({ status: z.literal('ok') });
+
+/*
+ * /readyz (src/routes/health.ts, src/observability/dependencies.ts): the shared dependencies
+ * are reported, never a reason for a 503. The same body is the `details` of the 503 (with
+ * `reason` and `status: draining | starting`).
+ */
+const dependencyState = z.enum(['up', 'down']).describe('down: why in details.<name>.error');
+const sinkState = z
+  .enum(['up', 'down', 'topic_missing'])
+  .describe('down: why in details.sink.error; topic_missing: a configured Kafka topic does not exist or may not be written (details.sink.topics)');
+const dependencyDown = z.strictObject({ error: z.string().describe('why the check failed (no answer within 1 s, not connected, …)') });
+export const readySchema = z.strictObject({
+  status: z.literal('ready'),
+  checks: z
+    .strictObject({
+      redis: dependencyState.optional().describe('with REDIS_URL or REDIS_CLUSTER_NODES'),
+      sink: sinkState,
+      'triggers-file': dependencyState.optional().describe('with TRIGGERS_FILE: down until the file is applied'),
+      s3: dependencyState.optional().describe('with S3_BUCKET: the file store of files by reference'),
+    })
+    .describe('the shared dependencies: the same for every pod, so reported here and in igw_dependency_up, not by a 503'),
+  details: z
+    .strictObject({
+      redis: dependencyDown.optional(),
+      sink: z
+        .strictObject({
+          kind: z.enum(['kafka', 'file']).optional(),
+          topics: z
+            .record(z.string(), z.enum(TOPIC_STATES))
+            .optional()
+            .describe('Kafka: each configured topic and what the sink knows of it (igw_sink_topic)'),
+          error: z.string().optional(),
+        })
+        .optional(),
+      'triggers-file': dependencyDown.optional(),
+      s3: dependencyDown.optional(),
+    })
+    .optional()
+    .describe('what the checks know: why one is down, the sink and its topics'),
+});
+
+const reasonNames = Object.keys(REASONS) as [keyof typeof REASONS, ...(keyof typeof REASONS)[]];
+
+/** The contract's error body (§7); `details.reason` is one of src/http/reasons.ts. */
+export const errorSchema = z.strictObject({
+  error: z.strictObject({
+    code: z.enum(Object.keys(ERROR_CATALOGUE) as [keyof typeof ERROR_CATALOGUE, ...(keyof typeof ERROR_CATALOGUE)[]]),
+    message: z.string(),
+    details: z
+      .union([
+        z.looseObject({ reason: z.enum(reasonNames) }).describe('why, and what else the sender needs (a limit, retryAfter, the field)'),
+        z.array(z.looseObject({ code: z.string(), path: z.string(), message: z.string() })).describe('schema issues (invalid_schema)'),
+      ])
+      .optional(),
+  }),
+});
+
+/** Options of the presets that take some, by preset name. */
+export const providerOptionSchemas = Object.fromEntries(
+  PROVIDERS.filter((provider) => provider.optionsSchema).map((provider) => [provider.name, provider.optionsSchema!]),
+);
+
+/** Components by name: request bodies as the admin API reads them, everything else as the gateway writes it. */
+export const inputComponents = {
+  TriggerInput: triggerInputSchema,
+  ChannelInput: channelInputSchema,
+  WhatsAppChannelInput: whatsAppChannelInputSchema,
+  TwilioChannelInput: twilioChannelInputSchema,
+  TelegramChannelInput: telegramChannelInputSchema,
+  ProviderInput: providerInputSchema,
+  JsonValue: jsonValueSchema,
+  ...Object.fromEntries(Object.entries(providerOptionSchemas).map(([name, schema]) => [`${pascal(name)}ProviderOptions`, schema])),
+} as const satisfies Record<string, z.ZodType>;
+
+export const outputComponents = {
+  Trigger: triggerSchema,
+  Channel: channelSchema,
+  WhatsAppChannel: whatsAppChannelSchema,
+  TwilioChannel: twilioChannelSchema,
+  TelegramChannel: telegramChannelSchema,
+  PublicProvider: publicProviderSchema,
+  ProviderCatalogueEntry: providerEntrySchema,
+  WebhookAck: webhookAckSchema,
+  WebhookIgnored: webhookIgnoredSchema,
+  ChatAck: chatAckSchema,
+  Health: healthSchema,
+  Ready: readySchema,
+  Error: errorSchema,
+  JsonValue: jsonValueSchema,
+} as const satisfies Record<string, z.ZodType>;
+
+export function pascal(name: string): string {
+  return name.replace(/(^|[-_])([a-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
+}

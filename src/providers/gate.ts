@@ -1,0 +1,160 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { HttpError } from '../http/errors';
+import type { Metrics } from '../observability/metrics';
+import type { HandshakeAnswer, Provider, Reply, SignatureReason } from './provider';
+import { eventFilter } from './event-filter';
+import { providerNamed } from './registry';
+import { effectiveTolerance, type StoredProvider } from './trigger-field';
+import { rawJson } from './body';
+
+/** What the gate needs to know of an HTTP request; the route builds it (nothing here imports express). */
+export interface ProviderRequest {
+  headers: IncomingHttpHeaders;
+  query: Record<string, unknown>;
+  /** The public URL as the sender called it: PUBLIC_BASE_URL (else the Host) + path + query, as sent. */
+  url: string;
+}
+
+/** `data.provider` of the published event (contract §10). */
+export interface PublishedProvider {
+  name: string;
+  kind: string;
+  deliveryId: string | null;
+  verified: true;
+}
+
+export type Classified =
+  | { ignored: true; kind: string }
+  | { ignored: false; deliveryId?: string; published: PublishedProvider; hiddenHeaders: readonly string[] };
+
+/** An acknowledgement from the accept path, or a delivery filtered out by `events`. */
+export type ProviderAck =
+  | { status: number; body: unknown; eventId: string; replayed: boolean }
+  | { ignored: true; kind: string };
+
+const REASON_MESSAGES: Record<SignatureReason, string> = {
+  signature_missing: 'the request carries no usable signature',
+  signature_invalid: 'the signature does not match',
+  timestamp_out_of_tolerance: 'the signed timestamp is outside the tolerance',
+};
+
+export function signatureRefused(reason: SignatureReason): HttpError {
+  return new HttpError(reason, REASON_MESSAGES[reason]);
+}
+
+function methodNotAllowed(): HttpError {
+  return new HttpError('method_not_allowed', 'only POST is accepted', undefined, { Allow: 'POST' });
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+function answered(answer: HandshakeAnswer): Reply {
+  if (answer === 'forbidden') throw new HttpError('verification_failed', 'the verify token does not match');
+  if (answer === 'invalid') throw new HttpError('invalid_handshake', 'the challenge is too long to be answered');
+  return answer;
+}
+
+/**
+ * A GET on a trigger path: the GET handshake of the trigger's provider (Meta, Dropbox, X), and
+ * nothing else. Every other GET gets the same 405 as any other method, whether the trigger
+ * exists or not (no probing).
+ */
+export function getHandshake(stored: StoredProvider | undefined, request: ProviderRequest): Reply {
+  const provider = stored && providerNamed(stored.name);
+  const handshake = provider?.handshake;
+  if (!stored || !handshake || handshake.method !== 'GET') throw methodNotAllowed();
+  const answer = handshake.answer({ query: request.query, body: undefined, secret: stored.secrets[0], options: stored.options ?? {} });
+  if (answer === undefined) throw methodNotAllowed();
+  return answered(answer);
+}
+
+/**
+ * One signed delivery through its provider's checks, in the order the contract asks: an
+ * unsigned POST handshake and the header checks before the body is read; the signature over
+ * the raw bytes before anything is parsed, charged or published; then the kind, the filter,
+ * the delivery id and the acknowledgement the sender expects.
+ */
+export class ProviderGate {
+  constructor(
+    readonly provider: Provider,
+    private readonly stored: StoredProvider,
+    private readonly request: ProviderRequest,
+    private readonly metrics: Metrics,
+  ) {}
+
+  private head() {
+    return {
+      headers: this.request.headers,
+      query: this.request.query,
+      url: this.request.url,
+      secrets: this.stored.secrets,
+      options: this.stored.options ?? {},
+      toleranceSeconds: effectiveTolerance(this.stored),
+      nowSeconds: nowSeconds(),
+    };
+  }
+
+  /** Before the body is read: Graph's validation answer, or a 401 from the headers alone. */
+  beforeBody(): Reply | undefined {
+    const handshake = this.provider.handshake;
+    if (handshake && handshake.method === 'POST' && !handshake.signed) {
+      const answer = handshake.answer({ query: this.request.query, body: undefined, secret: this.stored.secrets[0], options: this.stored.options ?? {} });
+      if (answer !== undefined) return answered(answer);
+    }
+    const reason = this.provider.precheck(this.head());
+    if (reason) throw signatureRefused(reason);
+    return undefined;
+  }
+
+  /** On the raw bytes, before parsing or charging: 401, or a signed handshake's answer (Slack, Zoom). */
+  afterBody(raw: Buffer): Reply | undefined {
+    const result = this.provider.verify({ ...this.head(), raw });
+    if (!result.ok) throw signatureRefused(result.reason);
+    const handshake = this.provider.handshake;
+    if (!handshake || handshake.method !== 'POST' || !handshake.signed) return undefined;
+    const answer = handshake.answer({ query: this.request.query, body: rawJson(raw), secret: result.secret, options: this.stored.options ?? {} });
+    return answer === undefined ? undefined : answered(answer);
+  }
+
+  /** After parsing: the kind, whether `events` lets it through, and what is published. */
+  classify(headers: IncomingHttpHeaders, body: unknown): Classified {
+    const kind = this.provider.kind(headers, body);
+    if (this.stored.events && !eventFilter(this.stored.events).includes(kind)) {
+      this.metrics.providerEventsIgnored.inc({ provider: this.provider.name });
+      return { ignored: true, kind };
+    }
+    const deliveryId = this.provider.deliveryId(headers, body);
+    return {
+      ignored: false,
+      deliveryId,
+      published: { name: this.provider.name, kind, deliveryId: deliveryId ?? null, verified: true },
+      hiddenHeaders: this.provider.signatureHeaders(this.stored.options ?? {}),
+    };
+  }
+
+  /** The sender's acknowledgement: Slack an empty 200, Twilio empty TwiML, others contract §2. */
+  reply(ack: ProviderAck): Reply & { outcome: 'ignored' | 'accepted' | 'duplicate' } {
+    if ('ignored' in ack) {
+      return { ...this.formatted(200, { message: 'Webhook event ignored', kind: ack.kind }), outcome: 'ignored' };
+    }
+    const headers: Record<string, string> = { 'X-Event-Id': ack.eventId, ...(ack.replayed && { 'Idempotent-Replayed': 'true' }) };
+    const reply = this.formatted(ack.status, ack.body);
+    return { ...reply, headers: { ...reply.headers, ...headers }, outcome: ack.replayed ? 'duplicate' : 'accepted' };
+  }
+
+  private formatted(status: number, body: unknown): Reply {
+    switch (this.provider.acknowledgement) {
+      case 'empty':
+        return { status, headers: {}, body: '' };
+      case 'twiml':
+        return { status, headers: { 'Content-Type': 'text/xml; charset=utf-8' }, body: '<Response></Response>' };
+      default:
+        return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
+    }
+  }
+}
+
+export function openGate(stored: StoredProvider | undefined, request: ProviderRequest, metrics: Metrics): ProviderGate | undefined {
+  const provider = stored && providerNamed(stored.name);
+  return provider && stored ? new ProviderGate(provider, stored, request, metrics) : undefined;
+}

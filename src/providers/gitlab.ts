@@ -1,0 +1,17 @@
+import { joinKind, text } from './body';
+import type { Provider } from './provider';
+import { header } from './signing';
+import { tokenScheme } from './token-check';
+
+const TOKEN = 'x-gitlab-token';
+
+export const gitlab: Provider = {
+  name: 'gitlab',
+  title: 'GitLab',
+  verifies: 'X-Gitlab-Token equals the secret token set on the webhook, constant time',
+  deliveryIdSource: 'header Idempotency-Key (stable across resends), else X-Gitlab-Event-UUID',
+  signatureHeaders: () => [TOKEN],
+  ...tokenScheme(TOKEN),
+  kind: (_headers, body) => joinKind(text(body, 'object_kind'), text(body, 'object_attributes', 'action')),
+  deliveryId: (headers) => header(headers, 'idempotency-key') ?? header(headers, 'x-gitlab-event-uuid'),
+};

@@ -1,0 +1,49 @@
+import { dropbox } from './dropbox';
+import { github } from './github';
+import { gitlab } from './gitlab';
+import { hmac } from './hmac';
+import { intercom } from './intercom';
+import { linear } from './linear';
+import { meta } from './meta';
+import { microsoftGraph } from './microsoft-graph';
+import { pagerduty } from './pagerduty';
+import type { Provider } from './provider';
+import { sentry } from './sentry';
+import { shopify } from './shopify';
+import { slack } from './slack';
+import { standardWebhooks } from './standard-webhooks';
+import { stripe } from './stripe';
+import { telegram } from './telegram';
+import { twilio } from './twilio';
+import { x } from './x';
+import { zoom } from './zoom';
+
+/** Every preset of contract §10. Adding one: its module, its kinds file, its tests, one line here. */
+export const PROVIDERS: readonly Provider[] = [
+  standardWebhooks,
+  github,
+  stripe,
+  slack,
+  shopify,
+  twilio,
+  telegram,
+  gitlab,
+  linear,
+  zoom,
+  meta,
+  intercom,
+  pagerduty,
+  sentry,
+  dropbox,
+  x,
+  microsoftGraph,
+  hmac,
+];
+
+const BY_NAME = new Map(PROVIDERS.map((provider) => [provider.name, provider]));
+
+export function providerNamed(name: string): Provider | undefined {
+  return BY_NAME.get(name);
+}
+
+export const PROVIDER_NAMES: readonly string[] = PROVIDERS.map((provider) => provider.name);

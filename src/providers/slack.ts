@@ -1,0 +1,44 @@
+import { embeddedJson, field, joinKind, text } from './body';
+import type { Provider } from './provider';
+import { v0TimestampHmac } from './v0-timestamp';
+
+const SIGNATURE = 'x-slack-signature';
+const TIMESTAMP = 'x-slack-request-timestamp';
+
+/** Interactivity arrives as a form with the JSON in `payload`. */
+function interaction(body: unknown): unknown {
+  return embeddedJson(field(body, 'payload'));
+}
+
+const scheme = v0TimestampHmac({ signatureHeader: SIGNATURE, timestampHeader: TIMESTAMP });
+
+export const slack: Provider = {
+  name: 'slack',
+  title: 'Slack (Events API, interactivity, slash commands)',
+  verifies: 'X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:{X-Slack-Request-Timestamp}:{raw body}">; the timestamp within toleranceSeconds both ways',
+  deliveryIdSource: 'body event_id (the same on X-Slack-Retry-Num retries); interactivity and commands: trigger_id',
+  signatureHeaders: () => [SIGNATURE],
+  precheck: scheme.precheck,
+  verify: scheme.verify,
+  handshake: {
+    method: 'POST',
+    signed: true,
+    describe: 'url_verification (signed POST): answered 200 {"challenge"}',
+    answer({ body }) {
+      const challenge = text(body, 'challenge');
+      if (text(body, 'type') !== 'url_verification' || !challenge) return undefined;
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ challenge }) };
+    },
+  },
+  kind(_headers, body) {
+    const type = text(body, 'type');
+    if (type === 'event_callback') return joinKind(text(body, 'event', 'type'), text(body, 'event', 'subtype'));
+    if (type) return type;
+    const payloadType = text(interaction(body), 'type');
+    if (payloadType) return `interactive.${payloadType}`;
+    const command = text(body, 'command');
+    return command ? `command.${command}` : joinKind();
+  },
+  deliveryId: (_headers, body) => text(body, 'event_id') ?? text(interaction(body), 'trigger_id') ?? text(body, 'trigger_id'),
+  acknowledgement: 'empty',
+};

@@ -1,0 +1,62 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { joinKind, text } from './body';
+import type { Provider, RequestHead } from './provider';
+import { fromBase64, header, hmac, matchAny, refused, timestampProblem, unixSeconds } from './signing';
+
+const SECRET_PREFIX = 'whsec_';
+
+/** `webhook-*` (the spec) or `svix-*` (Svix, which wraps the spec): whichever the sender uses. */
+function signedHeaders(headers: IncomingHttpHeaders) {
+  const family = header(headers, 'webhook-signature') !== undefined ? 'webhook' : 'svix';
+  return {
+    id: header(headers, `${family}-id`),
+    timestamp: header(headers, `${family}-timestamp`),
+    signature: header(headers, `${family}-signature`),
+  };
+}
+
+/** The key is the base64-decoded part after `whsec_` (unlike Stripe, which uses the whole string). */
+export function standardWebhooksKey(secret: string): Buffer | undefined {
+  const key = fromBase64(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret);
+  return key && key.length > 0 ? key : undefined;
+}
+
+function precheck(head: RequestHead) {
+  const { id, timestamp, signature } = signedHeaders(head.headers);
+  if (!id || !timestamp || !signature) return 'signature_missing' as const;
+  const seconds = unixSeconds(timestamp);
+  if (seconds === undefined || v1Signatures(signature).length === 0) return 'signature_missing' as const;
+  return timestampProblem(seconds, head.nowSeconds, head.toleranceSeconds);
+}
+
+/** Space-separated `v1,<base64>` entries; other versions (`v1a`, `v2`) are skipped, not fatal. */
+function v1Signatures(value: string): Buffer[] {
+  const found: Buffer[] = [];
+  for (const entry of value.split(' ')) {
+    const comma = entry.indexOf(',');
+    if (comma < 0 || entry.slice(0, comma) !== 'v1') continue;
+    const bytes = fromBase64(entry.slice(comma + 1));
+    if (bytes) found.push(bytes);
+  }
+  return found;
+}
+
+export const standardWebhooks: Provider = {
+  name: 'standard-webhooks',
+  title: 'Standard Webhooks (Svix and every sender following the spec)',
+  verifies: 'webhook-signature (or svix-signature): space-separated v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{raw body}">, key = base64-decoded secret after whsec_; webhook-timestamp within toleranceSeconds both ways',
+  deliveryIdSource: 'header webhook-id (or svix-id)',
+  signatureHeaders: () => ['webhook-signature', 'svix-signature'],
+  secretProblem: (secret) => (standardWebhooksKey(secret) ? undefined : 'a Standard Webhooks secret is whsec_ followed by base64'),
+  precheck,
+  verify(request) {
+    const problem = precheck(request);
+    if (problem) return refused(problem);
+    const { id, timestamp, signature } = signedHeaders(request.headers) as Record<string, string>;
+    return matchAny(request.secrets, v1Signatures(signature), (secret) =>
+      hmac('sha256', standardWebhooksKey(secret) ?? Buffer.alloc(0), `${id}.${timestamp}.`, request.raw),
+    );
+  },
+  kind: (_headers, body) => joinKind(text(body, 'type')),
+  deliveryId: (headers) => header(headers, 'webhook-id') ?? header(headers, 'svix-id'),
+};

@@ -1,0 +1,21 @@
+import { idText, isObject, UNKNOWN_KIND } from './body';
+import type { Provider } from './provider';
+import { tokenScheme } from './token-check';
+
+const TOKEN = 'x-telegram-bot-api-secret-token';
+
+export const telegram: Provider = {
+  name: 'telegram',
+  title: 'Telegram Bot API (setWebhook with secret_token)',
+  verifies: 'X-Telegram-Bot-Api-Secret-Token equals the secret (the secret_token given to setWebhook), constant time',
+  deliveryIdSource: 'body update_id',
+  signatureHeaders: () => [TOKEN],
+  secretProblem: (secret) => (/^[A-Za-z0-9_-]{1,256}$/.test(secret) ? undefined : 'a Telegram secret_token is 1-256 of A-Z a-z 0-9 _ -'),
+  ...tokenScheme(TOKEN),
+  /** An Update has update_id and exactly one optional field: that field is the kind. */
+  kind(_headers, body) {
+    if (!isObject(body)) return UNKNOWN_KIND;
+    return Object.keys(body).find((key) => key !== 'update_id') ?? UNKNOWN_KIND;
+  },
+  deliveryId: (_headers, body) => idText(body, 'update_id'),
+};

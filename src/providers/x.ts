@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import { field, idText, isObject, UNKNOWN_KIND } from './body';
+import { tooLongToAnswer } from './echo';
+import type { Provider } from './provider';
+import { hmac } from './signing';
+import { rawBodyHmac } from './raw-body-hmac';
+
+function eventsKey(body: unknown): string | undefined {
+  return isObject(body) ? Object.keys(body).find((key) => key.endsWith('_events')) : undefined;
+}
+
+export const x: Provider = {
+  name: 'x',
+  title: 'X (Twitter) Account Activity API',
+  verifies: 'x-twitter-webhooks-signature: sha256=<base64 HMAC-SHA256 of the raw body>, key = the consumer (API) secret',
+  deliveryIdSource: 'none from X: synthesized from for_user_id, the *_events key and the ids of its events',
+  signatureHeaders: () => ['x-twitter-webhooks-signature'],
+  ...rawBodyHmac({ header: 'x-twitter-webhooks-signature', algorithm: 'sha256', encoding: 'base64', prefix: 'sha256=' }),
+  handshake: {
+    method: 'GET',
+    signed: false,
+    describe: 'CRC GET ?crc_token=… : 200 {"response_token":"sha256=<base64 HMAC-SHA256(consumer secret, crc_token)>"}',
+    answer({ query, secret }) {
+      const token = query.crc_token;
+      if (typeof token !== 'string' || token === '') return undefined;
+      if (tooLongToAnswer(token)) return 'invalid';
+      const responseToken = `sha256=${hmac('sha256', secret, token).toString('base64')}`;
+      return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ response_token: responseToken }) };
+    },
+  },
+  kind: (_headers, body) => eventsKey(body) ?? UNKNOWN_KIND,
+  deliveryId(_headers, body) {
+    const key = eventsKey(body);
+    const events = key ? field(body, key) : undefined;
+    if (!key || !Array.isArray(events)) return undefined;
+    const ids = events.map((event) => idText(event, 'id_str') ?? idText(event, 'id') ?? JSON.stringify(event));
+    const digest = createHash('sha256').update(ids.join('\n')).digest('hex');
+    return `x:${idText(body, 'for_user_id') ?? ''}:${key}:${digest}`;
+  },
+};

@@ -1,0 +1,158 @@
+import type { Request, Response } from 'express';
+import { ipKeyGenerator } from 'express-rate-limit';
+import type { AppDeps } from '../app-deps';
+import { HttpError } from '../http/errors';
+import type { BodyLease } from '../ingest/body-budget';
+import { classifyContentType } from '../ingest/content-type';
+import { noRoom, readRawBody } from '../ingest/read-body';
+import { jsonParseCost } from '../ingest/safe-json';
+import type { Bucket } from '../ratelimit/limiter';
+
+/**
+ * The budget counts a body's bytes and allows for its parsed form and event taking a few
+ * times that (multipart's base64, the serialised record). Parsing JSON can take far more
+ * (a 1 MB `[{},{},…]` is 21 MB of heap): whatever its estimate exceeds this allowance is
+ * taken from the budget too.
+ */
+const PARSE_ALLOWANCE = 4;
+
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+export interface GateTarget {
+  /** What the request opens (`trigger:<path>`, `channel:whatsapp:<id>`, `admin`): a key of failed authentications and of a body budget share. */
+  target: string;
+  /** The tenant: a key of a body budget share. */
+  workspaceId?: string;
+}
+
+/**
+ * The steps every ingress route takes, in this order, so nobody without a credential can
+ * spend a tenant's resources:
+ *
+ *   1. `verify(check)` for each credential, as early as it can be checked: a token or a
+ *      signature header before the body, a signature over the body after `readBody`. A client
+ *      address that failed too often on this target is refused (429 `auth_throttled`) before
+ *      its credential is looked at; each 401/403 counts as one more failure. Neither touches
+ *      the tenant's quota.
+ *   2. `charge(buckets)`: the tenant's rate limits, only once every credential has passed.
+ *   3. `readBody(limit)`: the body under its fair share of the memory budget and the minimum
+ *      transfer rate; `reserveParseMemory` before parsing.
+ *
+ * A check that needs the body (an HMAC) sits between `readBody` and `charge`.
+ */
+export class IngressGate {
+  /** The client's address (a /56 for IPv6): `req.ip`, which honours TRUST_PROXY. */
+  readonly client: string;
+  private admitted?: Promise<void>;
+  private lease?: BodyLease;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly req: Request,
+    private readonly res: Response,
+    private readonly on: GateTarget,
+  ) {
+    this.client = clientAddress(req);
+  }
+
+  /** Runs a credential check that throws HttpError 401/403 when it fails; returns what it returns. */
+  async verify<T>(check: () => T | Promise<T>): Promise<T> {
+    this.admitted ??= this.admit();
+    await this.admitted;
+    try {
+      return await check();
+    } catch (error) {
+      if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {
+        await this.deps.enforceRateLimits.authFailures.recordFailure(this.failureKey(), this.deps.config.AUTH_FAILURE_LIMIT);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * `verify(check)` then `charge(buckets)` for a check that needs no I/O (a token, a secret
+   * header), in one round trip to the stores instead of two: the check runs first; once it
+   * holds, the client's failed-authentication count is read together with the tenant's
+   * buckets. A blocked client still gets 429 `auth_throttled` whether its credential held or
+   * not, without the buckets' headers, so a guess made while refused tells nothing; buckets
+   * it was charged were charged by a holder of the credential.
+   */
+  async verifyThenCharge(check: () => void, buckets: Bucket[]): Promise<void> {
+    try {
+      check();
+    } catch (failed) {
+      await this.verify(() => {
+        throw failed;
+      });
+    }
+    this.admitted ??= this.admit();
+    const [admission, charged] = await Promise.allSettled([this.admitted, this.charge(buckets)]);
+    if (admission.status === 'rejected') {
+      for (const header of RATE_LIMIT_HEADERS) this.res.removeHeader(header);
+      throw admission.reason;
+    }
+    if (charged.status === 'rejected') throw charged.reason;
+  }
+
+  /** Counts the request against the tenant's buckets (429 when one is spent). */
+  charge(buckets: Bucket[]): Promise<void> {
+    return this.deps.enforceRateLimits(this.req, this.res, buckets);
+  }
+
+  /** The raw body: at most `limit` bytes, held under this route's, workspace's and client's share of the budget. */
+  readBody(limit: number): Promise<Buffer> {
+    const { config } = this.deps;
+    return readRawBody(this.req, { limit, lease: this.bodyLease(), minRate: config.BODY_MIN_RATE, timeoutMs: config.REQUEST_TIMEOUT_MS });
+  }
+
+  /** This request's share of the body budget (for a body read as a stream), given back when the response is done. */
+  bodyLease(): BodyLease {
+    if (this.lease) return this.lease;
+    const { config, bodyBudget } = this.deps;
+    const keys = [`route:${this.on.target}`, `client:${this.client}`];
+    if (this.on.workspaceId !== undefined) keys.push(`workspace:${this.on.workspaceId}`);
+    const lease = bodyBudget.lease(keys, Math.floor((bodyBudget.max * config.MAX_INFLIGHT_BODY_SHARE) / 100));
+    this.lease = lease;
+    this.res.once('close', () => lease.release());
+    return lease;
+  }
+
+  /**
+   * Takes from the budget what parsing a JSON body will hold beyond the allowance: 503 or 429
+   * when there is no room now, 413 `body_too_complex` when there never can be.
+   */
+  reserveParseMemory(raw: Buffer, contentType: string | undefined): void {
+    if (!this.lease || classifyContentType(contentType)?.kind !== 'json') return;
+    const extra = jsonParseCost(raw) - PARSE_ALLOWANCE * raw.length;
+    if (extra <= 0) return;
+    if (this.lease.held + extra > this.deps.bodyBudget.max) {
+      throw new HttpError('body_too_complex', 'the JSON body would take too much memory to parse', {
+        limit: 'MAX_INFLIGHT_BODY_BYTES',
+      });
+    }
+    const refusal = this.lease.take(extra);
+    if (refusal) throw noRoom(refusal);
+  }
+
+  private async admit(): Promise<void> {
+    const until = await this.deps.enforceRateLimits.authFailures.blockedUntil(this.failureKey(), this.deps.config.AUTH_FAILURE_LIMIT);
+    if (!until) return;
+    const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
+    throw new HttpError('auth_throttled', 'too many failed authentications from this address; try again later', {
+      retryAfter: until.toISOString(),
+    }, { 'Retry-After': String(seconds) });
+  }
+
+  private failureKey(): string {
+    return `${this.on.target}|${this.client}`;
+  }
+}
+
+export function ingressGate(deps: AppDeps, req: Request, res: Response, on: GateTarget): IngressGate {
+  return new IngressGate(deps, req, res, on);
+}
+
+/** The client's address as TRUST_PROXY says to read it; IPv6 clients are grouped by /56 (one customer's prefix). */
+export function clientAddress(req: Request): string {
+  return ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown', 56);
+}

@@ -1,0 +1,25 @@
+import type { Request, Response } from 'express';
+import type { AppDeps } from '../app-deps';
+import type { FileStore } from '../files/file-store';
+import { classifyContentType } from '../ingest/content-type';
+import type { UploadRequest } from '../ingest/accept-upload';
+import type { StoredTrigger } from '../registry/schemas';
+import type { IngressGate } from './ingress-gate';
+
+/** With a file store, a multipart body is parsed while it arrives and its large files stored by reference (contract §12). */
+export function streamsFiles(deps: AppDeps, req: Request): deps is AppDeps & { files: FileStore } {
+  return deps.files !== undefined && classifyContentType(req.headers['content-type'])?.kind === 'multipart';
+}
+
+export function uploadRequest(req: Request, res: Response, path: string, trigger: StoredTrigger, gate: IngressGate): UploadRequest {
+  return {
+    path,
+    trigger,
+    method: req.method,
+    headers: req.headers,
+    query: req.query as Record<string, unknown>,
+    body: req,
+    memory: gate.bodyLease(),
+    trace: res.locals.trace,
+  };
+}

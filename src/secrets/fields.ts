@@ -1,0 +1,13 @@
+/**
+ * Every stored field that holds a secret the gateway must read back in clear (to check an
+ * HMAC or compare a token), per registry collection. The Redis registry seals exactly these
+ * with SECRETS_KEY. A secret the gateway only compares may instead be kept as a hash (like
+ * `verifyTokenHash`) and needs no entry. A path names nested fields with dots; `[]` after
+ * a name means "each element of this array". A path a record does not have is skipped.
+ *
+ * Add the field here when adding a provider or channel type that stores a secret.
+ */
+export const SECRET_FIELDS = {
+  triggers: ['provider.secrets[]', 'provider.options.verifyToken'],
+  channels: ['appSecret', 'authToken', 'secretToken'],
+} as const satisfies Record<'triggers' | 'channels', readonly string[]>;
