@@ -107,7 +107,9 @@ export class RedisConnection implements Lifecycle {
 
   /**
    * The pub/sub connection, created on first use. Unlike `client` it queues commands while
-   * disconnected (a SUBSCRIBE must not be lost) and resubscribes by itself after a reconnect.
+   * disconnected (a SUBSCRIBE must not be lost). After a reconnect its user subscribes again
+   * on 'ready': ioredis' own resubscribe sends a SUBSCRIBE whose rejection nobody handles, so
+   * a connection closed before the reply (a shutdown) was an unhandled rejection, fatal here.
    */
   subscriber(): RedisClient {
     if (this.closed) throw new Error('redis: closed');
@@ -176,7 +178,7 @@ export class RedisConnection implements Lifecycle {
         ...common,
         enableOfflineQueue: true,
         maxRetriesPerRequest: null,
-        autoResubscribe: true,
+        autoResubscribe: false,
         commandTimeout: undefined,
       };
     }

@@ -358,6 +358,7 @@ export class RedisRegistry implements Registry {
   private confirmTimer?: NodeJS.Timeout;
   private confirming?: Promise<void>;
   private subscriber?: RedisClient;
+  private subscribing?: Promise<boolean>;
   private started = false;
   private closed = false;
   private readonly cipher?: SecretsCipher;
@@ -396,14 +397,7 @@ export class RedisRegistry implements Registry {
     this.subscriber = subscriber;
     subscriber.on('message', this.onMessage);
     subscriber.on('ready', this.onReconnect);
-    const subscribed = subscriber.subscribe(this.keys.changes).then(
-      () => true,
-      (error: unknown) => {
-        if (this.closed) return false;
-        this.logger.warn({ err: { message: redisError(error).message } }, 'registry: subscribe failed');
-        return false;
-      },
-    );
+    const subscribed = this.subscribe(subscriber);
     void this.confirm();
     this.confirmTimer = setInterval(() => void this.confirm(), this.confirmEveryMs);
     this.confirmTimer.unref();
@@ -492,7 +486,8 @@ export class RedisRegistry implements Registry {
     if (!subscriber) return;
     subscriber.off('message', this.onMessage);
     subscriber.off('ready', this.onReconnect);
-    if (subscriber.status === 'ready') await subscriber.unsubscribe(this.keys.changes).catch(() => undefined);
+    // Not awaited: a Redis that stopped answering must not hold a shutdown.
+    if (subscriber.status === 'ready') void subscriber.unsubscribe(this.keys.changes).catch(() => undefined);
     this.triggers.clear();
     this.channels.clear();
   }
@@ -520,9 +515,30 @@ export class RedisRegistry implements Registry {
     if (typeof version === 'number' && Number.isSafeInteger(version)) this.tracker.apply(version);
   };
 
-  /** Messages may have been missed while the subscriber was away: read everything again. */
+  /**
+   * One SUBSCRIBE at a time: one queued while the connection is away is sent (or, cut before
+   * its reply, sent again) by ioredis on the next connect.
+   */
+  private subscribe(subscriber: RedisClient): Promise<boolean> {
+    this.subscribing ??= subscriber.subscribe(this.keys.changes).then(
+      () => true,
+      (error: unknown) => {
+        if (!this.closed) this.logger.warn({ err: { message: redisError(error).message } }, 'registry: subscribe failed');
+        return false;
+      },
+    ).finally(() => {
+      this.subscribing = undefined;
+    });
+    return this.subscribing;
+  }
+
+  /**
+   * Messages may have been missed while the subscriber was away: read everything again. A new
+   * connection has no subscriptions (see RedisConnection.subscriber): subscribe again.
+   */
   private readonly onReconnect = (): void => {
     this.triggers.expireAll();
     this.channels.expireAll();
+    if (this.subscriber && !this.closed) void this.subscribe(this.subscriber);
   };
 }

@@ -4,6 +4,10 @@
  * in the stream, for a command Redis does not know, so Redis itself answers it with an error
  * in that command's turn: pipelining and the order of replies stay as they are. Everything
  * else, both ways, passes through untouched.
+ *
+ * It can also stop answering from one exact command on (`holdFrom`: that command and all
+ * after it on the same connection never reach Redis) and drop every connection it relays
+ * (`cutConnections`: a network blip; the client connects again through the proxy).
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
@@ -16,6 +20,7 @@ export class RedisFaultProxy {
   /** Commands refused so far. */
   refused = 0;
   private readonly rules: Array<{ match: CommandMatcher; remaining: number }> = [];
+  private holdMatch?: CommandMatcher;
   private readonly sockets = new Set<Socket>();
 
   private constructor(
@@ -51,6 +56,16 @@ export class RedisFaultProxy {
     this.rules.length = 0;
   }
 
+  /** The next command that `match`es, and everything its connection sends after it, never reaches Redis. */
+  holdFrom(match: CommandMatcher): void {
+    this.holdMatch = match;
+  }
+
+  /** Drops every relayed connection; new ones are still accepted. */
+  cutConnections(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -69,9 +84,16 @@ export class RedisFaultProxy {
     }
     server.pipe(client);
     let pending: Buffer = Buffer.alloc(0);
+    let holding = false;
     client.on('data', (chunk: Buffer) => {
+      if (holding) return;
       pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
       for (let command = nextCommand(pending); command; command = nextCommand(pending)) {
+        if (this.holdMatch?.(command.args)) {
+          this.holdMatch = undefined;
+          holding = true;
+          return;
+        }
         server.write(this.shouldRefuse(command.args) ? REFUSED : pending.subarray(0, command.bytes));
         pending = pending.subarray(command.bytes);
       }
