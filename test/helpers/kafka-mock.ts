@@ -82,7 +82,8 @@ const WATCHDOG = [
   'kcat "$@" &',
   'k=$!',
   'echo "kcat-pid $k" >&2',
-  '( cat <&3 >/dev/null; kill -KILL "$k" 2>/dev/null ) &',
+  // Only while that pid is still a kcat: pids are reused (pid_max can be as low as 32768).
+  '( cat <&3 >/dev/null; [ "$(cat /proc/$k/comm 2>/dev/null)" = kcat ] && kill -KILL "$k" 2>/dev/null ) &',
   'exec 3<&-',
   'wait "$k"',
 ].join('\n');
@@ -161,12 +162,15 @@ export async function startKafkaMock(options: KafkaMockOptions): Promise<KafkaMo
   // still kills kcat when stdin closes).
   const kill = () => {
     try {
+      // Once the shell has exited kcat is reaped and its pid may belong to another process.
+      if (exited) return;
       if (kcatPid !== undefined) process.kill(kcatPid, 'SIGKILL');
       else child.kill('SIGKILL');
     } catch {
       // already gone
+    } finally {
+      child.stdin?.destroy();
     }
-    child.stdin?.destroy();
   };
   live.add(kill);
 
