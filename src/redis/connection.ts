@@ -179,6 +179,10 @@ export class RedisConnection implements Lifecycle {
         enableOfflineQueue: true,
         maxRetriesPerRequest: null,
         autoResubscribe: false,
+        // duplicate() starts from the client's options: a SUBSCRIBE cut before its reply (the
+        // socket timeout tears down a stalled one) must be sent again on the next connection.
+        autoResendUnfulfilledCommands: true,
+        enableAutoPipelining: false,
         commandTimeout: undefined,
       };
     }

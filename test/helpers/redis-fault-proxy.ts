@@ -19,6 +19,8 @@ const REFUSED = Buffer.from(`*1\r\n$${REFUSED_COMMAND.length}\r\n${REFUSED_COMMA
 export class RedisFaultProxy {
   /** Commands refused so far. */
   refused = 0;
+  /** Connections held by holdFrom() so far. */
+  held = 0;
   private readonly rules: Array<{ match: CommandMatcher; remaining: number }> = [];
   private holdMatch?: CommandMatcher;
   private readonly sockets = new Set<Socket>();
@@ -91,6 +93,7 @@ export class RedisFaultProxy {
       for (let command = nextCommand(pending); command; command = nextCommand(pending)) {
         if (this.holdMatch?.(command.args)) {
           this.holdMatch = undefined;
+          this.held += 1;
           holding = true;
           return;
         }

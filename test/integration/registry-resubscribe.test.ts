@@ -79,6 +79,18 @@ describe('registry subscription across a dropped Redis connection', () => {
     await waitFor(async () => (await b.registry.triggers.get('orders'))?.deployed === false, 5_000);
   });
 
+  it('a SUBSCRIBE left unanswered until the socket timeout is sent again on the next connection', async () => {
+    const b = await startRegistry(proxy.url(), PUBSUB_ONLY);
+    expect(await subscribers()).toBe(1);
+    const subscriber = b.connection.subscriber();
+    proxy.holdFrom((args) => args[0].toUpperCase() === 'SUBSCRIBE');
+    proxy.cutConnections();
+    await waitFor(async () => (await subscribers()) === 0, 5_000);
+    // Reconnects, its SUBSCRIBE stalls, the socket timeout cuts it, the next connection sends it again.
+    await waitFor(async () => (await subscribers()) === 1 && subscriber.status === 'ready', 15_000);
+    expect(proxy.held).toBe(1);
+  });
+
   it('closing while the SUBSCRIBE after a reconnect is unanswered rejects nothing unhandled', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -95,8 +107,8 @@ describe('registry subscription across a dropped Redis connection', () => {
       open.splice(open.indexOf(b), 1);
       await b.registry.close();
       await b.connection.close();
-      // Let every rejection of the closed connection surface.
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      // Closed for good: its queue has been flushed, every rejection of it has surfaced.
+      await waitFor(() => subscriber.status === 'end', 5_000);
       await new Promise((resolve) => setImmediate(resolve));
       expect(unhandled).toEqual([]);
     } finally {
