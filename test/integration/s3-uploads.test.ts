@@ -65,7 +65,7 @@ async function setup(env: Record<string, string> = {}, endpoint = s3.endpoint, p
     REQUEST_TIMEOUT_MS: '120000',
     SHUTDOWN_GRACE_MS: '150000',
     // Each store call may take this long: moto on a CPU shared with the rest of the suite is slow.
-    PUBLISH_TIMEOUT_MS: '15000',
+    PUBLISH_TIMEOUT_MS: '40000',
     ...env,
   });
   return {
@@ -143,17 +143,21 @@ describe('files by reference: the built gateway with S3_BUCKET', () => {
     expect(metrics).toMatch(/igw_file_store_upload_seconds_count 1\b/);
   });
 
-  it('keeps its memory bounded while 10 uploads of 50 MB run at once (it does not grow with uploads x size)', async () => {
+  it('keeps its memory bounded while 6 uploads of 50 MB run at once (it does not grow with uploads x size)', async () => {
+    // Six, not more: moto joins each 50 MB object in Python, and on a busy two-core CI machine
+    // ten at once took it longer than any sane store timeout.
+    const uploads = 6;
     const pid = main.gateway.child.pid as number;
     const rss = () => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)?.[1]) * 1024;
     const before = rss();
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, rss())), 20);
     const responses = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => postMultipartStream(url(main), [{ name: 'n', value: String(i) }, bigFile('doc', `f${i}.bin`)])),
+      Array.from({ length: uploads }, (_, i) => postMultipartStream(url(main), [{ name: 'n', value: String(i) }, bigFile('doc', `f${i}.bin`)])),
     );
     clearInterval(sampler);
-    expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200));
+    // The error bodies say why, should one of them not be 200.
+    expect(responses.map((r) => (r.status === 200 ? 200 : { status: r.status, body: r.body }))).toEqual(Array(uploads).fill(200));
     const all = events(main.eventsFile);
     for (const res of responses) {
       const event = all.find((e) => e.id === res.headers['x-event-id']);
@@ -161,8 +165,10 @@ describe('files by reference: the built gateway with S3_BUCKET', () => {
       expect(await s3.object(main.bucket, key)).toMatchObject({ sha256: bigSha256, size: FIFTY_MB });
     }
     const grewMB = (peak - before) / MB;
-    process.stdout.write(`10 x 50 MB at once: gateway RSS ${(before / MB).toFixed(0)} MB before, peak ${(peak / MB).toFixed(0)} MB (+${grewMB.toFixed(0)} MB for 500 MB uploaded)\n`);
-    // Each upload holds at most two 5 MiB parts: about 110 MB for ten, against 500 MB of files.
+    const uploadedMB = (uploads * FIFTY_MB) / MB;
+    process.stdout.write(`${uploads} x 50 MB at once: gateway RSS ${(before / MB).toFixed(0)} MB before, peak ${(peak / MB).toFixed(0)} MB (+${grewMB.toFixed(0)} MB for ${uploadedMB} MB uploaded)\n`);
+    // Each upload holds at most two 5 MiB parts, plus the buffers around them: about 20 MB each,
+    // where holding whole files would take all 300 MB.
     expect(grewMB).toBeLessThan(200);
   });
 
