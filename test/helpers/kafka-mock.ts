@@ -82,10 +82,14 @@ const WATCHDOG = [
   'kcat "$@" &',
   'k=$!',
   'echo "kcat-pid $k" >&2',
-  // Only while that pid is still a kcat: pids are reused (pid_max can be as low as 32768).
-  '( cat <&3 >/dev/null; [ "$(cat /proc/$k/comm 2>/dev/null)" = kcat ] && kill -KILL "$k" 2>/dev/null ) &',
+  '( cat <&3 >/dev/null; kill -KILL "$k" 2>/dev/null ) &',
+  'w=$!',
   'exec 3<&-',
   'wait "$k"',
+  // kcat is reaped now and its pid free for reuse (pid_max can be 32768): stop the watchdog.
+  'status=$?',
+  'kill "$w" 2>/dev/null',
+  'exit "$status"',
 ].join('\n');
 
 const live = new Set<() => void>();

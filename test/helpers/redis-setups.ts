@@ -81,7 +81,7 @@ function singleRedis(): { setup: RedisSetup; close(): Promise<void> } {
 
 function redisCluster(): { setup: RedisSetup; close(): Promise<void> } {
   let started: Promise<RedisClusterProcess> | undefined;
-  let admin: Cluster | undefined;
+  let admin: Promise<Cluster> | undefined;
   const cluster = () => (started ??= RedisClusterProcess.start({ password: CLUSTER_TEST_PASSWORD }));
   const setup: RedisSetup = {
     name: 'redis-cluster',
@@ -90,10 +90,7 @@ function redisCluster(): { setup: RedisSetup; close(): Promise<void> } {
       await connection.start();
       return connection;
     },
-    async admin() {
-      admin ??= (await cluster()).client();
-      return admin;
-    },
+    admin: () => (admin ??= cluster().then((running) => running.client())),
     keysUnder: async (prefix) => scanKeys(await setup.admin(), prefix),
     deleteKeys: async (prefix) => deleteAll(await setup.admin(), prefix),
     elapse: async (prefix, ms) => elapseAll(await setup.admin(), prefix, ms),
@@ -106,7 +103,7 @@ function redisCluster(): { setup: RedisSetup; close(): Promise<void> } {
   return {
     setup,
     close: async () => {
-      admin?.disconnect();
+      if (admin) (await admin).disconnect();
       if (started) await (await started).stop();
     },
   };

@@ -38,7 +38,8 @@ export async function startGateway(env: Record<string, string>, timeoutMs = 30_0
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': by then everything the gateway wrote has been read into `output`.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   activeChildren.add(child);
   exited.then(() => activeChildren.delete(child));
 
