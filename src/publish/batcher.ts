@@ -56,6 +56,7 @@ export class MicroBatcher {
   private queuedRecords = 0;
   private queuedBytes = 0;
   private timer?: NodeJS.Timeout;
+  private soon?: NodeJS.Immediate;
   private writing?: Promise<void>;
   private closed = false;
 
@@ -120,23 +121,29 @@ export class MicroBatcher {
 
   /**
    * A batch lingers from its oldest record's arrival, not from the end of the previous write:
-   * records that queued up while a write was under way have been waiting already.
+   * records that queued up while a write was under way have been waiting already. Unless it is
+   * full, it goes no sooner than the end of this turn of the event loop, so the records of
+   * requests that resumed together (one Redis reply answers many) travel together.
    */
   private schedule(): void {
     if (this.writing || this.queuedRecords === 0) return; // the running write drains again when it ends
     this.skipDropped();
     const full = this.queuedRecords >= this.options.maxRecords || this.queuedBytes >= this.options.maxBytes;
     const left = this.options.lingerMs - (performance.now() - this.queue[this.head].at);
-    if (full || left <= 0) {
+    if (full) {
       this.drain();
+    } else if (left <= 0) {
+      this.soon ??= setImmediate(() => this.drain());
     } else {
       this.timer ??= setTimeout(() => this.drain(), left);
     }
   }
 
   private drain(): void {
-    if (this.timer) clearTimeout(this.timer);
+    clearTimeout(this.timer);
+    clearImmediate(this.soon);
     this.timer = undefined;
+    this.soon = undefined;
     if (this.writing || this.queuedRecords === 0) return;
     this.writing = this.writeNext().finally(() => {
       this.writing = undefined;

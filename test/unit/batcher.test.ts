@@ -54,8 +54,12 @@ const options = (overrides: Partial<BatcherOptions> = {}): BatcherOptions => ({
 const rec = (id: string, size = 10): OutRecord => ({ topic: 't', key: `k-${id}`, headers: { ce_id: id }, value: id.padEnd(size, '.') });
 const ids = (batch: OutRecord[]) => batch.map((r) => r.headers.ce_id);
 
-/** Lets pending promise callbacks and timers of 0 ms run. */
-const tick = () => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets pending promise callbacks run, and a batch the batcher scheduled for the end of this
+ * turn of the event loop (setImmediate) go: an immediate queued from the callbacks of the first
+ * runs in the next turn, after the batcher's.
+ */
+const tick = () => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /** 'pending', 'resolved' or the rejection's reason, without waiting. */
 async function state(promise: Promise<unknown>): Promise<string> {
@@ -88,6 +92,16 @@ describe('MicroBatcher', () => {
     await Promise.all(calls);
     expect(sink.batches).toHaveLength(1);
     expect(ids(sink.batches[0])).toEqual(Array.from({ length: 20 }, (_, i) => `r${i}`));
+  });
+
+  it('with no linger, sends what was published in one turn of the event loop as one batch', async () => {
+    const sink = new FakeSink('manual');
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
+    const calls = Array.from({ length: 5 }, (_, i) => batcher.publish([rec(`r${i}`)], 1000));
+    await tick();
+    expect(sink.batches.map(ids)).toEqual([['r0', 'r1', 'r2', 'r3', 'r4']]);
+    sink.ack();
+    await Promise.all(calls);
   });
 
   it('keeps one write in flight at a time and fills the next batch meanwhile', async () => {
