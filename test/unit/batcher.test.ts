@@ -1,4 +1,5 @@
 import { MicroBatcher, recordBytes, type BatcherOptions } from '../../src/publish/batcher';
+import { batchLingerMs } from '../../src/container';
 import { PublishError } from '../../src/publish/errors';
 import type { OutRecord, Sink } from '../../src/publish/sink';
 
@@ -444,5 +445,14 @@ describe('a sink write that never settles', () => {
     sink.pending[1].resolve();
     await expect(after).resolves.toBeUndefined();
     expect(sink.batches.map(ids)).toEqual([['hung'], ['after']]);
+  });
+});
+
+describe('BATCH_LINGER_MS', () => {
+  it('defaults to 0 with Kafka and to 5 ms with the file sink; a value set wins', () => {
+    expect(batchLingerMs({ KAFKA_BROKERS: ['kafka:9092'] })).toBe(0);
+    expect(batchLingerMs({})).toBe(5);
+    expect(batchLingerMs({ KAFKA_BROKERS: ['kafka:9092'], BATCH_LINGER_MS: 7 })).toBe(7);
+    expect(batchLingerMs({ BATCH_LINGER_MS: 0 })).toBe(0);
   });
 });
