@@ -103,7 +103,7 @@ function targets(work: string, registryFile: string, kafka: KafkaMock, baseline?
       produceStats: gatewayProduceStats,
     },
     {
-      // The other side of the batching trade-off: fewer, larger Produce requests for latency.
+      // The other side of the batching trade-off: fewer, larger Produce requests, paid in throughput and latency.
       name: `gateway, Redis + Kafka, BATCH_LINGER_MS=${LINGER_TRADE_OFF_MS}`,
       script: join(ROOT, 'dist', 'main.js'),
       env: () => ({ ...production(), ...unlimited, BATCH_LINGER_MS: String(LINGER_TRADE_OFF_MS) }),
