@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { S3TestServer, TEST_AWS_ENV } from '../test/helpers/s3-server';
-import type { Target } from './run';
+import type { Target } from './targets';
 
 export const FILE_BYTES = 5_000_000;
 const BUCKET = 'igw-bench-files';

@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NodeBinary } from './node-binaries';
 import { startServer } from './processes';
-import type { Target } from './run';
+import type { Target } from './targets';
 
 const CONNECTIONS = 2000;
 

@@ -1,0 +1,94 @@
+// npm run bench:profile -- --target redis-kafka --node 24: one target of the goals' scenario
+// (small JSON, 64 connections) under V8's CPU profiler, warm-up excluded; prints how many µs
+// of the main thread each request costs, by where they go, and the costliest functions.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startKafkaMock } from '../test/helpers/kafka-mock';
+import { summarise } from './cpu-profile';
+import { HEADLINE } from './goals';
+import { drive } from './load';
+import { nodeBinaries } from './node-binaries';
+import { startServer } from './processes';
+import { BENCH_REGISTRY, SCENARIOS } from './scenarios';
+import { deleteBenchKeys, requireRedis, targets } from './targets';
+
+const TARGETS: Record<string, string> = {
+  floor: 'floor (bare express 5)',
+  naive: 'naive receiver (Redis + Kafka)',
+  embedded: 'gateway, embedded',
+  'redis-kafka': 'gateway, Redis + Kafka',
+};
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+async function waitForFile(file: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`the server wrote no profile to ${file}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function main(): Promise<void> {
+  const targetName = TARGETS[option('target', 'redis-kafka')];
+  if (!targetName) throw new Error(`--target is one of ${Object.keys(TARGETS).join(', ')}`);
+  const seconds = Number(option('seconds', '10'));
+  const connections = Number(option('connections', '64'));
+  const [node] = nodeBinaries([option('node', '24')]);
+  const scenario = SCENARIOS.find((s) => s.name === HEADLINE)!;
+
+  const redis = await requireRedis();
+  const kafka = await startKafkaMock({ topics: ['bench-profile'], rttMs: 5 });
+  const work = mkdtempSync(join(tmpdir(), 'igw-profile-'));
+  const registryFile = join(work, 'registry.json');
+  writeFileSync(registryFile, JSON.stringify(BENCH_REGISTRY));
+  const target = targets(work, registryFile, kafka).find((t) => t.name === targetName)!;
+  const profileFile = join(work, 'main-thread.cpuprofile');
+  const server = await startServer(node.path, target.script, {
+    ...target.env(),
+    NODE_OPTIONS: `--require ${join(__dirname, 'profile-preload.js')}`,
+    BENCH_PROFILE_FILE: profileFile,
+  });
+  try {
+    const firstId = Date.now(); // below 2^53 and printed exactly by wrk's Lua
+    await drive(server.port, scenario, 1, connections, firstId); // warm-up, not profiled
+    server.child.kill('SIGUSR2');
+    const load = await drive(server.port, scenario, seconds, connections, firstId + 10_000_000);
+    server.child.kill('SIGUSR2');
+    await waitForFile(profileFile, 30_000);
+    const summary = summarise(JSON.parse(readFileSync(profileFile, 'utf8')));
+    const requests = load.ok + load.non2xx;
+    const busyUs = summary.categories.filter(([name]) => name !== 'idle').reduce((sum, [, us]) => sum + us, 0);
+    const perRequest = (us: number) => (us / requests).toFixed(1);
+    const lines = [
+      `# CPU profile: ${target.name}, ${node.label}, "${scenario.name}", ${connections} connections, ${seconds} s`,
+      '',
+      `${load.rps} req/s, p99 ${load.p99} ms, ${requests} requests (${load.non2xx} non-2xx); main thread busy ${((busyUs / summary.totalUs) * 100).toFixed(0)}% of the time, ${perRequest(busyUs)} µs per request.`,
+      '',
+      '| where | µs per request | share of the profiled time |',
+      '|---|---:|---:|',
+      ...summary.categories.filter(([, us]) => us / requests >= 0.1).map(([name, us]) => `| ${name} | ${perRequest(us)} | ${((us / summary.totalUs) * 100).toFixed(1)}% |`),
+      '',
+      '| function (self time) | µs per request |',
+      '|---|---:|',
+      ...summary.functions.slice(0, 20).map(([name, us]) => `| ${name} | ${perRequest(us)} |`),
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+  } finally {
+    await server.stop();
+    await kafka.stop();
+    await deleteBenchKeys(redis);
+    redis.disconnect();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
