@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKafkaMock } from '../test/helpers/kafka-mock';
+import { option } from './args';
 import { summarise } from './cpu-profile';
 import { HEADLINE } from './goals';
 import { drive } from './load';
@@ -20,10 +21,7 @@ const TARGETS: Record<string, string> = {
   'redis-kafka': 'gateway, Redis + Kafka',
 };
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
+const argument = (name: string, fallback: string) => option(process.argv, name) ?? fallback;
 
 async function waitForFile(file: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -34,11 +32,11 @@ async function waitForFile(file: string, timeoutMs: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const targetName = TARGETS[option('target', 'redis-kafka')];
+  const targetName = TARGETS[argument('target', 'redis-kafka')];
   if (!targetName) throw new Error(`--target is one of ${Object.keys(TARGETS).join(', ')}`);
-  const seconds = Number(option('seconds', '10'));
-  const connections = Number(option('connections', '64'));
-  const [node] = nodeBinaries([option('node', '24')]);
+  const seconds = Number(argument('seconds', '10'));
+  const connections = Number(argument('connections', '64'));
+  const [node] = nodeBinaries([argument('node', '24')]);
   const scenario = SCENARIOS.find((s) => s.name === HEADLINE)!;
 
   const redis = await requireRedis();
@@ -50,7 +48,7 @@ async function main(): Promise<void> {
   const profileFile = join(work, 'main-thread.cpuprofile');
   const server = await startServer(node.path, target.script, {
     ...target.env(),
-    NODE_OPTIONS: `--require ${join(__dirname, 'profile-preload.js')}`,
+    NODE_OPTIONS: `--require ${JSON.stringify(join(__dirname, 'profile-preload.js'))}`, // quoted: the path may hold spaces
     BENCH_PROFILE_FILE: profileFile,
   });
   try {

@@ -19,6 +19,7 @@ import { RedisConnection } from '../src/redis/connection';
 import { toStoredTrigger } from '../src/registry/records';
 import { RedisRegistry } from '../src/registry/redis';
 import { cpuTimeMs, sampleRss, startServer, type Server } from './processes';
+import { option } from './args';
 
 const ROOT = join(__dirname, '..', '..');
 const TOKEN = 'bench-token-0123456789';
@@ -49,10 +50,7 @@ interface Row {
 }
 
 function parseArgs(argv: string[]): Options {
-  const get = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = (name: string) => option(argv, name);
   return {
     seconds: Number(get('seconds') ?? 6),
     rounds: Number(get('rounds') ?? 2),

@@ -14,6 +14,7 @@ import { nodeBinaries, type NodeBinary } from './node-binaries';
 import { cpuTimeMs, sampleRss, startServer } from './processes';
 import { BENCH_REGISTRY, SCENARIOS, type Scenario } from './scenarios';
 import { deleteBenchKeys, requireRedis, targets, type Target } from './targets';
+import { option } from './args';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -41,10 +42,7 @@ export interface Row extends LoadResult {
 }
 
 function parseArgs(argv: string[]): Options {
-  const get = (name: string) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
+  const get = (name: string) => option(argv, name);
   return {
     seconds: Number(get('seconds') ?? 8),
     connections: Number(get('connections') ?? 64),
