@@ -70,6 +70,23 @@ describe('docker compose', () => {
   });
 });
 
+describe('docker compose Redis', () => {
+  it('keeps the registry across a restart: append-only file on, in a named volume at its data dir', () => {
+    const compose = parseYaml(read('docker-compose.yml')) as any;
+    const redis = compose.services.redis;
+    const command: string[] = redis.command;
+    expect(command[command.indexOf('--appendonly') + 1]).toBe('yes');
+    const dataVolume = (redis.volumes as string[]).map((v) => v.split(':')).find(([, target]) => target === '/data');
+    expect(dataVolume && dataVolume[0] in compose.volumes).toBe(true);
+  });
+
+  it('says it needs Compose v2 (the top-level name: is refused by docker-compose 1.x)', () => {
+    expect((parseYaml(read('docker-compose.yml')) as any).name).toBe('ingress-gateway');
+    expect(read('docker-compose.yml')).toMatch(/Needs Compose v2/);
+    expect(read('README.md')).toMatch(/needs Compose v2/);
+  });
+});
+
 describe('Redis NetworkPolicy', () => {
   const policy = read('k8s', 'redis-access', 'networkpolicy.yaml');
   const deployment = read('k8s', 'deployment.yaml');
