@@ -110,7 +110,14 @@ export const readySchema = z.strictObject({
     .describe('the shared dependencies: the same for every pod, so reported here and in igw_dependency_up, not by a 503'),
   details: z
     .strictObject({
-      redis: dependencyDown.optional(),
+      redis: dependencyDown
+        .extend({
+          unreachableSlots: z
+            .string()
+            .optional()
+            .describe('Redis Cluster: the slots whose master does not answer (writes to them fail), as ranges: `0-5460,10923-16383`'),
+        })
+        .optional(),
       sink: z
         .strictObject({
           kind: z.enum(['kafka', 'file']).optional(),
