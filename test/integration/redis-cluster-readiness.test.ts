@@ -18,9 +18,9 @@ async function slotsOf(port: number, askPort: number): Promise<string> {
   const node = new Redis({ host: '127.0.0.1', port: askPort, password: PASSWORD, maxRetriesPerRequest: 0 });
   node.on('error', () => undefined);
   try {
-    const slots = (await node.cluster('SLOTS')) as Array<[number, number, [string, number]]>;
+    const slots = await node.cluster('SLOTS');
     return slots
-      .filter(([, , [, masterPort]]) => masterPort === port)
+      .filter(([, , master]) => master?.[1] === port)
       .sort(([a], [b]) => a - b)
       .map(([start, end]) => (start === end ? String(start) : `${start}-${end}`))
       .join(',');
