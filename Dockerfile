@@ -20,12 +20,11 @@ ARG NODE_IMAGE=node:24-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 
-# Dependencies first, so this layer is cached until the lockfile changes. `npm install`
-# rather than `npm ci`: the lock file lacks the other platforms' optional native packages
-# of dev tools (see README), which `npm ci` refuses; the locked versions are still used.
+# Dependencies first, so this layer is cached until the lockfile changes; `npm ci` installs
+# exactly what package-lock.json locks (it holds every platform's optional native packages).
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm \
-    npm install --no-audit --no-fund
+    npm ci --no-audit --no-fund
 
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -11,6 +11,16 @@ export interface DependencyReport {
   details: Record<string, Record<string, unknown>>;
 }
 
+/** A check's failure that knows more than its message: its `detail` goes into /readyz's details. */
+export class DependencyDown extends Error {
+  constructor(
+    message: string,
+    readonly detail: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Asks every dependency at once, each bounded by a second. A dependency that is down is the
  * same for every pod: it is reported (in /readyz's body and in metrics), never a reason for
@@ -23,7 +33,7 @@ export async function checkDependencies(checks: DependencyCheck[]): Promise<Depe
       const problem = await failure(check.ping);
       const extra = problem === undefined ? check.report?.() : undefined;
       report.checks[check.name] = problem !== undefined ? 'down' : (extra?.state ?? 'up');
-      const detail = { ...(problem !== undefined ? { error: problem } : {}), ...extra?.detail };
+      const detail = { ...(problem !== undefined ? { error: problem.message, ...problem.detail } : {}), ...extra?.detail };
       if (Object.keys(detail).length > 0) report.details[check.name] = detail;
     }),
   );
@@ -65,8 +75,8 @@ export function registerDependencyMetrics(
   });
 }
 
-/** undefined when the check resolves in time; its short reason otherwise. */
-async function failure(ping: () => Promise<void>): Promise<string | undefined> {
+/** undefined when the check resolves in time; its short reason (and what else it knows) otherwise. */
+async function failure(ping: () => Promise<void>): Promise<{ message: string; detail?: Record<string, unknown> } | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
@@ -75,7 +85,8 @@ async function failure(ping: () => Promise<void>): Promise<string | undefined> {
     await Promise.race([ping(), timeout]);
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : 'down';
+    if (error instanceof DependencyDown) return { message: error.message, detail: error.detail };
+    return { message: error instanceof Error ? error.message : 'down' };
   } finally {
     clearTimeout(timer);
   }

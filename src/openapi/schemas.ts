@@ -34,7 +34,21 @@ export const publicProviderSchema = z.strictObject({
   options: z.record(z.string(), z.unknown()).optional().describe('the options as given, with verifyToken replaced by verifyTokenSet: true'),
 });
 
-export const triggerSchema = triggerInputSchema.omit({ auth: true, provider: true }).extend({
+/**
+ * PENDING (contract §13, implemented on another branch): the trigger's `schema` field. Once
+ * triggerInputSchema (src/registry/schemas.ts) declares it, this extension restates it (same
+ * shape) and can go: use triggerInputSchema itself again.
+ */
+export const triggerInputDocSchema = triggerInputSchema.extend({
+  schema: z
+    .union([z.boolean(), z.record(z.string(), z.unknown())])
+    .optional()
+    .describe(
+      'a JSON Schema (draft 2020-12, at most 64 KiB) that `input` must satisfy after parsing and inputFormat coercion; otherwise 400 schema_invalid with details.errors. pattern and patternProperties run in linear time (RE2 semantics) or are refused at PUT',
+    ),
+});
+
+export const triggerSchema = triggerInputDocSchema.omit({ auth: true, provider: true }).extend({
   path: z.string(),
   url: url.describe('the public URL senders call (PUBLIC_BASE_URL, else the request origin)'),
   updatedAt: isoTime,
@@ -86,6 +100,48 @@ export const chatAckSchema = z.strictObject({
   ignored: count.describe('items that are not chat events'),
 });
 
+/*
+ * PENDING (contract §13, implemented on another branch): the delivery log and the sample check.
+ * test/http/openapi-responses.test.ts should parse their real answers once they are served.
+ */
+export const schemaErrorSchema = z.strictObject({ instancePath: z.string(), keyword: z.string(), message: z.string() });
+export const sampleValidationSchema = z.strictObject({
+  valid: z.boolean(),
+  errors: z.array(schemaErrorSchema).max(20).describe("the schema's complaints, up to 20; empty when valid"),
+  input: z.unknown().describe('the input as it would be published'),
+});
+const signatureDiagnosticsSchema = z
+  .strictObject({
+    scheme: z.string().describe('the signature scheme the provider uses'),
+    headerSeen: z.string().nullable().describe('the signature header found on the request, null when none was'),
+    signaturesInHeader: z.number().int().min(0),
+    encodingLooksLike: z.enum(['hex', 'base64', 'other']),
+    timestamp: z.number().int().optional().describe('the signed timestamp, when the scheme has one'),
+    skewSeconds: z.number().optional(),
+    toleranceSeconds: z.number().int().optional(),
+    secretsTried: z.number().int().min(0),
+    bodySha256: z.string().describe("hex SHA-256 of the body as received, to compare with the provider's dashboard"),
+    bodyBytes: z.number().int().min(0),
+  })
+  .describe('why a signed delivery was refused, with nothing a forger could use: never a secret, never the expected signature');
+export const deliveryLogEntrySchema = z.strictObject({
+  at: isoTime,
+  requestId: z.string(),
+  status: z.number().int(),
+  outcome: z.string().describe('the outcome label of igw_http_requests_total'),
+  reason: z.string().optional().describe('details.reason of a refusal'),
+  eventId: z.string().optional(),
+  idempotencyKey: z.string().optional(),
+  deliveryId: z.string().optional().describe("the provider's delivery id"),
+  kind: z.string().optional().describe("the provider's event kind"),
+  bytes: count.describe('body bytes received'),
+  ms: z.number().min(0),
+  clientIp: z.string(),
+  diagnostics: z
+    .union([signatureDiagnosticsSchema, z.strictObject({ errors: z.array(schemaErrorSchema) }).describe('a refused schema: its errors')])
+    .optional(),
+});
+
 export const healthSchema = z.strictObject({ status: z.literal('ok') });
 
 /*
@@ -110,7 +166,14 @@ export const readySchema = z.strictObject({
     .describe('the shared dependencies: the same for every pod, so reported here and in igw_dependency_up, not by a 503'),
   details: z
     .strictObject({
-      redis: dependencyDown.optional(),
+      redis: dependencyDown
+        .extend({
+          unreachableSlots: z
+            .string()
+            .optional()
+            .describe('Redis Cluster: the slots whose master does not answer (writes to them fail), as ranges: `0-5460,10923-16383`'),
+        })
+        .optional(),
       sink: z
         .strictObject({
           kind: z.enum(['kafka', 'file']).optional(),
@@ -151,7 +214,7 @@ export const providerOptionSchemas = Object.fromEntries(
 
 /** Components by name: request bodies as the admin API reads them, everything else as the gateway writes it. */
 export const inputComponents = {
-  TriggerInput: triggerInputSchema,
+  TriggerInput: triggerInputDocSchema,
   ChannelInput: channelInputSchema,
   WhatsAppChannelInput: whatsAppChannelInputSchema,
   TwilioChannelInput: twilioChannelInputSchema,
@@ -172,6 +235,9 @@ export const outputComponents = {
   WebhookAck: webhookAckSchema,
   WebhookIgnored: webhookIgnoredSchema,
   ChatAck: chatAckSchema,
+  DeliveryLogEntry: deliveryLogEntrySchema,
+  SampleValidation: sampleValidationSchema,
+  SchemaError: schemaErrorSchema,
   Health: healthSchema,
   Ready: readySchema,
   Error: errorSchema,

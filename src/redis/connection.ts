@@ -1,8 +1,10 @@
 import type { ConnectionOptions } from 'node:tls';
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Lifecycle } from '../lifecycle';
+import { DependencyDown } from '../observability/dependencies';
 import type { Logger } from '../observability/logger';
 import { urlCredentials } from '../secrets/url';
+import { checkEveryMaster } from './cluster-health';
 import { isCluster, type RedisClusterTarget, type RedisTarget } from './target';
 
 /** A client of one Redis or of a Redis Cluster: the stores use only what both offer. */
@@ -88,15 +90,28 @@ export class RedisConnection implements Lifecycle {
     if (timer) clearTimeout(timer);
   }
 
-  /** Resolves when Redis answers PING within the timeout; rejects with `redis: <reason>`. */
+  /**
+   * Resolves when Redis answers PING within the timeout; rejects with `redis: <reason>`. On a
+   * cluster every master must answer: one that does not makes its slots unreachable (writes to
+   * them fail), reported as a DependencyDown with `unreachableSlots`.
+   */
   async ping(): Promise<void> {
     if (this.closed) throw new Error('redis: closed');
     if (!this.isReady) throw new Error(`redis: not connected (${this.connectionState()})`);
+    if (this.client instanceof Cluster) return this.pingEveryMaster(this.client);
     try {
       await this.client.ping();
     } catch (error) {
       throw new Error(`redis: ${this.reason(error)}`);
     }
+  }
+
+  private async pingEveryMaster(cluster: Cluster): Promise<void> {
+    const { unreachable, unreachableSlots } = await checkEveryMaster(cluster);
+    if (unreachableSlots === '') return;
+    const masters = unreachable.map(({ master, error }) => `${master}: ${this.reason(new Error(error))}`);
+    const why = masters.length > 0 ? ` (${masters.join('; ')})` : ' (no master serves them)';
+    throw new DependencyDown(`redis: cluster slots ${unreachableSlots} unreachable${why}`, { unreachableSlots });
   }
 
   /** True while the command connection is up (and its socket not already ended by the server). */

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { loadConfig } from '../../src/config/load';
 
 const root = join(__dirname, '..', '..');
@@ -69,6 +70,23 @@ describe('docker compose', () => {
   });
 });
 
+describe('docker compose Redis', () => {
+  it('keeps the registry across a restart: append-only file on, in a named volume at its data dir', () => {
+    const compose = parseYaml(read('docker-compose.yml')) as any;
+    const redis = compose.services.redis;
+    const command: string[] = redis.command;
+    expect(command[command.indexOf('--appendonly') + 1]).toBe('yes');
+    const dataVolume = (redis.volumes as string[]).map((v) => v.split(':')).find(([, target]) => target === '/data');
+    expect(dataVolume && dataVolume[0] in compose.volumes).toBe(true);
+  });
+
+  it('says it needs Compose v2 (the top-level name: is refused by docker-compose 1.x)', () => {
+    expect((parseYaml(read('docker-compose.yml')) as any).name).toBe('ingress-gateway');
+    expect(read('docker-compose.yml')).toMatch(/Needs Compose v2/);
+    expect(read('README.md')).toMatch(/needs Compose v2/);
+  });
+});
+
 describe('Redis NetworkPolicy', () => {
   const policy = read('k8s', 'redis-access', 'networkpolicy.yaml');
   const deployment = read('k8s', 'deployment.yaml');
@@ -87,6 +105,21 @@ describe('Redis NetworkPolicy', () => {
   it('admits the labels the gateway\'s pods really carry', () => {
     const template = deployment.slice(deployment.indexOf('  template:'));
     expect(template).toMatch(/metadata:\n\s+labels:\n\s+app\.kubernetes\.io\/name: ingress-gateway\n/);
+  });
+
+  it('admits the namespace the gateway\'s kustomization really puts its pods in, and that namespace is created', () => {
+    const kustomization = parseYaml(read('k8s', 'kustomization.yaml')) as { namespace?: string; resources: string[] };
+    const manifests = kustomization.resources.flatMap((file) => parseAllDocuments(read('k8s', file)).map((doc) => doc.toJS()));
+    const gateway = manifests.find((m) => m.kind === 'Deployment' && m.metadata.name === 'ingress-gateway');
+    // Without `namespace:` in the kustomization, a manifest goes where its own metadata says, else `default`.
+    const podNamespace: string = kustomization.namespace ?? gateway.metadata.namespace ?? 'default';
+    const [from] = (parseYaml(read('k8s', 'redis-access', 'networkpolicy.yaml')) as any).spec.ingress[0].from;
+    expect(from.namespaceSelector.matchLabels).toEqual({ 'kubernetes.io/metadata.name': podNamespace });
+    for (const [label, value] of Object.entries(from.podSelector.matchLabels)) {
+      expect(gateway.spec.template.metadata.labels[label]).toBe(value);
+    }
+    // `kubectl apply -k` into a namespace that does not exist fails.
+    expect(manifests).toContainEqual(expect.objectContaining({ kind: 'Namespace', metadata: expect.objectContaining({ name: podNamespace }) }));
   });
 
   it('is applied in Redis\'s namespace by its own kustomization', () => {

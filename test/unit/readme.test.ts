@@ -50,7 +50,7 @@ describe('README', () => {
   });
 
   it('names the two newcomer commands', () => {
-    expect(readme).toContain('npm install && npm run demo');
-    expect(readme).toContain('npm install && npm test');
+    expect(readme).toContain('npm ci && npm run demo');
+    expect(readme).toContain('npm ci && npm test');
   });
 });
