@@ -49,13 +49,13 @@ const ADMIN_WRITE: Reason[] = [
 /** The reasons each operation can answer with (besides `internal`). */
 export const OPERATION_REASONS: Record<string, Reason[]> = {
   triggerWebhook: [
-    'not_found', 'credentials_invalid', ...GATE, ...SIGNATURE, 'timestamp_out_of_tolerance', 'invalid_handshake',
-    ...BODY, ...JSON_MEMORY, 'invalid_encoding', 'invalid_field', 'invalid_json', 'invalid_multipart', 'key_too_long',
+    'not_found', 'credentials_invalid', ...GATE, ...SIGNATURE, 'timestamp_out_of_tolerance', 'timestamp_missing', 'invalid_handshake',
+    ...BODY, ...JSON_MEMORY, 'invalid_encoding', 'invalid_field', 'invalid_json', 'invalid_multipart', 'key_too_long', 'kind_too_long',
     'in_flight', 'key_reused',
     'field_too_large', 'file_too_large', 'record_too_large', 'too_many_fields', 'too_many_files', 'too_many_parts',
     'unsupported_charset', 'unsupported_media_type', 'rate_limited', ...NOT_STORED, 'file_store_unavailable',
   ],
-  answerTriggerHandshake: ['method_not_allowed', 'invalid_handshake', 'verification_failed', ...READ],
+  answerTriggerHandshake: ['method_not_allowed', ...GATE, 'invalid_handshake', 'verification_failed', ...READ],
   verifyWhatsAppSubscription: ['not_found', ...GATE, 'invalid_handshake', 'verification_failed', 'rate_limited', ...READ],
   receiveWhatsApp: [...CHAT_POST, ...JSON_MEMORY],
   receiveTwilio: [...CHAT_POST, 'too_many_fields', 'unsupported_media_type'],

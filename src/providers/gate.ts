@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError } from '../http/errors';
 import type { Metrics } from '../observability/metrics';
 import type { HandshakeAnswer, Provider, Reply, SignatureReason } from './provider';
-import { eventFilter } from './event-filter';
+import { eventFilter, MAX_KIND_LENGTH } from './event-filter';
 import { providerNamed } from './registry';
 import { effectiveTolerance, type StoredProvider } from './trigger-field';
 import { rawJson } from './body';
@@ -36,6 +36,7 @@ const REASON_MESSAGES: Record<SignatureReason, string> = {
   signature_missing: 'the request carries no usable signature',
   signature_invalid: 'the signature does not match',
   timestamp_out_of_tolerance: 'the signed timestamp is outside the tolerance',
+  timestamp_missing: 'the signed material carries no timestamp',
 };
 
 export function signatureRefused(reason: SignatureReason): HttpError {
@@ -119,6 +120,9 @@ export class ProviderGate {
   /** After parsing: the kind, whether `events` lets it through, and what is published. */
   classify(headers: IncomingHttpHeaders, body: unknown): Classified {
     const kind = this.provider.kind(headers, body);
+    if (kind.length > MAX_KIND_LENGTH) {
+      throw new HttpError('kind_too_long', `the event kind is longer than ${MAX_KIND_LENGTH} characters`, { length: kind.length });
+    }
     if (this.stored.events && !eventFilter(this.stored.events).includes(kind)) {
       this.metrics.providerEventsIgnored.inc({ provider: this.provider.name });
       return { ignored: true, kind };

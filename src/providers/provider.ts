@@ -3,9 +3,10 @@ import type { z } from 'zod';
 
 /**
  * Why a signed delivery was refused (401, `details.reason`, src/http/reasons.ts): no usable
- * signature (absent or malformed), a well-formed one that does not match, or a stale one.
+ * signature (absent or malformed), a well-formed one that does not match, a stale one, or
+ * none of the signed timestamp the scheme requires.
  */
-export type SignatureReason = 'signature_missing' | 'signature_invalid' | 'timestamp_out_of_tolerance';
+export type SignatureReason = 'signature_missing' | 'signature_invalid' | 'timestamp_out_of_tolerance' | 'timestamp_missing';
 
 /** What a preset sees of a request before its body is read. */
 export interface RequestHead {
