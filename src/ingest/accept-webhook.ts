@@ -75,7 +75,7 @@ export async function acceptWebhook(deps: IngestDeps, req: WebhookRequest): Prom
     return answerEarlierClaim(claim, key.explicit && !key.fromProvider, trigger);
   }
   const held: HeldKey = { storeKey, claim, bodyHash };
-  if (delivery?.claimsBody && key.explicit && claim !== 'unguarded') {
+  if (delivery?.claimsBody && claim !== 'unguarded') {
     const earlier = await claimBodyToo(deps, held, bodyStoreKey(trigger, path, delivery.published.kind, bodyHash), claim);
     if (earlier) return answerEarlierClaim(earlier, false, trigger);
   }

@@ -81,6 +81,21 @@ describe('ids come from verified material only (contract §5)', () => {
     await t.addTrigger('svix', triggerInput({ provider: { name: 'standard-webhooks', secrets: [SVIX_SECRET] } }));
     await t.addTrigger('gh', triggerInput({ provider: { name: 'github', secrets: [GITHUB_SECRET] } }));
     await t.addTrigger('shop', triggerInput({ provider: { name: 'shopify', secrets: ['shopify-secret'] } }));
+    await t.addTrigger('dropbox', triggerInput({ provider: { name: 'dropbox', secrets: ['dropbox-secret'] } }));
+  });
+
+  it('Dropbox (no id at all): the signed body sent again under another query string is a replay', async () => {
+    const body = JSON.stringify({ list_folder: { accounts: ['dbid:AAH4f99T0taONIb-OurWxbNQ6ywGRopQngc'] }, delta: { users: [12345678] } });
+    const signature = opensslHmac('sha256', 'dropbox-secret', body).toString('hex');
+    const post = (query: string) =>
+      request(t.app).post(`${hookUrl('dropbox')}${query}`).set('Content-Type', 'application/json').set('X-Dropbox-Signature', signature).send(body);
+    const first = await post('');
+    expect(first.status).toBe(200);
+    const before = t.sink.records.length;
+    const replay = await post('?cache-buster=1');
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.headers['x-event-id']).toBe(first.headers['x-event-id']);
+    expect(t.sink.records).toHaveLength(before);
   });
 
   it('Stripe: a captured delivery sent again with another Idempotency-Key is a replay, keyed by the signed evt id', async () => {
