@@ -93,7 +93,13 @@ async function claimBodyToo(
   bodyKey: string,
   idClaim: OwnedClaim,
 ): Promise<Exclude<GuardedClaim, OwnedClaim> | undefined> {
-  const claim = await claimOrDegrade(deps, bodyKey, held.bodyHash);
+  let claim: GuardedClaim | 'unguarded';
+  try {
+    claim = await claimOrDegrade(deps, bodyKey, held.bodyHash);
+  } catch (error) {
+    await releaseQuietly(deps, held.storeKey, idClaim);
+    throw error;
+  }
   if (claim === 'unguarded' || claim.state === 'claimed') {
     held.body = { storeKey: bodyKey, claim };
     return undefined;

@@ -172,6 +172,35 @@ describe('ids come from verified material only (contract §5)', () => {
   });
 });
 
+describe('a body claim the store refuses', () => {
+  const t = testApp({ IDEMPOTENCY_ON_STORE_ERROR: 'refuse' });
+  beforeAll(() => t.addTrigger('gh', triggerInput({ provider: { name: 'github', secrets: [GITHUB_SECRET] } })));
+
+  it('gives the id back, so the sender\'s retry goes through', async () => {
+    const body = JSON.stringify(githubExamples.find((entry) => entry.name === 'ping')!.examples[0]);
+    const signature = await signGitHub(GITHUB_SECRET, body);
+    const post = () =>
+      request(t.app)
+        .post(hookUrl('gh'))
+        .set('Content-Type', 'application/json')
+        .set({ 'X-GitHub-Event': 'ping', 'X-GitHub-Delivery': 'guid-store', 'X-Hub-Signature-256': signature })
+        .send(body);
+    const store = t.deps.idempotency;
+    const realClaim = store.claim.bind(store);
+    const spy = jest.spyOn(store, 'claim').mockImplementation((key, ...rest) =>
+      key.startsWith('b:') ? Promise.reject(new Error('store down')) : realClaim(key, ...rest),
+    );
+    try {
+      expect(expectError(await post(), 'SERVICE_UNAVAILABLE').details).toEqual({ reason: 'store_unavailable' });
+    } finally {
+      spy.mockRestore();
+    }
+    const retry = await post();
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+  });
+});
+
 describe('a provider redelivery with changed bytes (contract §5)', () => {
   const t = testApp();
   beforeAll(() => t.addTrigger('stripe', triggerInput({ provider: { name: 'stripe', secrets: [STRIPE_SECRET] } })));
