@@ -174,7 +174,7 @@ type Stores = Omit<Adapters, 'sink'>;
 function memoryStores(config: Config): Stores {
   return {
     registry: new MemoryRegistry(),
-    idempotency: new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS }),
+    idempotency: new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS, maxBytes: config.IDEMPOTENCY_MEMORY_MAX_BYTES }),
     rateLimitStore: () => new MemoryStore(),
     connections: [],
     checks: [],

@@ -25,10 +25,12 @@ export const REASONS = {
   invalid_parameter: { code: 'BAD_REQUEST', explain: 'a path segment or query parameter is malformed' },
   invalid_schema: { code: 'BAD_REQUEST', explain: 'the body does not match the schema' },
   key_too_long: { code: 'BAD_REQUEST', explain: 'the idempotency key is longer than 255 characters' },
+  kind_too_long: { code: 'BAD_REQUEST', explain: "a verified provider delivery's event kind is longer than 256 characters" },
   // 401
   credentials_invalid: { code: 'UNAUTHORIZED', explain: 'the token is missing or wrong' },
   signature_invalid: { code: 'UNAUTHORIZED', explain: 'the signature does not match the body' },
   signature_missing: { code: 'UNAUTHORIZED', explain: 'the signature header is missing or malformed' },
+  timestamp_missing: { code: 'UNAUTHORIZED', explain: 'the scheme signs a timestamp but the signed material carries none' },
   timestamp_out_of_tolerance: { code: 'UNAUTHORIZED', explain: 'the signed timestamp is too old or too far ahead' },
   // 403
   verification_failed: { code: 'FORBIDDEN', explain: 'the verification token does not match' },

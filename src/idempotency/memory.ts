@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ClaimResult, CompletedResponse, IdempotencyStore } from './store';
+import { storedResponse, type ClaimResult, type CompletedResponse, type IdempotencyStore } from './store';
 
 interface Entry {
   bodyHash: string;
@@ -16,15 +16,28 @@ interface Entry {
 export interface MemoryIdempotencyOptions {
   /** Most keys kept; past it the least recently used key is forgotten first. */
   maxKeys: number;
+  /** Most bytes kept (estimated, see entryBytes); past it the least recently used keys are forgotten first. */
+  maxBytes?: number;
   /** The clock of the TTLs, for tests. */
   now?: () => number;
 }
 
 const SWEEP_EVERY_MS = 30_000;
+/** IDEMPOTENCY_MEMORY_MAX_BYTES' default. */
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+/** What an entry costs beyond its strings: the cache's slots, the entry object, the TTL bookkeeping. */
+const ENTRY_OVERHEAD_BYTES = 200;
+
+/** An entry's heap, estimated from its strings (two bytes a character at worst). */
+function entryBytes(entry: Entry, key: string): number {
+  return ENTRY_OVERHEAD_BYTES + 2 * (key.length + entry.bodyHash.length + entry.owner.length + (entry.response?.length ?? 0));
+}
 
 /**
  * Embedded-mode idempotency: one process, entries expire like Redis keys would, and at most
- * `maxKeys` are kept (IDEMPOTENCY_MEMORY_MAX_KEYS). A key is "used" when it is claimed,
+ * `maxKeys` keys and `maxBytes` bytes are kept (IDEMPOTENCY_MEMORY_MAX_KEYS,
+ * IDEMPOTENCY_MEMORY_MAX_BYTES); a completed key keeps only status, event id and a hash of the
+ * acknowledgement, so an entry's size never grows with a trigger's `response.body`. A key is "used" when it is claimed,
  * completed or looked up by a retry; when the store is full, the key used longest ago is
  * dropped, in flight or completed, even inside its window. A retry of a dropped key is
  * published again (at least once: the event carries the same idempotencyKey).
@@ -36,6 +49,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   constructor(options: MemoryIdempotencyOptions) {
     this.entries = new LRUCache<string, Entry>({
       max: options.maxKeys,
+      maxSize: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      sizeCalculation: entryBytes,
       // Read the clock on every check instead of caching it behind a 1 ms timer.
       ttlResolution: 0,
       ...(options.now && { perf: { now: options.now } }),
@@ -68,7 +83,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   async complete(key: string, owner: string, bodyHash: string, response: CompletedResponse, ttlMs: number): Promise<boolean> {
     const existing = this.entries.get(key);
     if (existing && existing.owner !== owner) return false;
-    this.entries.set(key, { bodyHash, owner, response: JSON.stringify(response) }, { ttl: ms(ttlMs) });
+    this.entries.set(key, { bodyHash, owner, response: JSON.stringify(storedResponse(response)) }, { ttl: ms(ttlMs) });
     return true;
   }
 

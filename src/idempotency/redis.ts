@@ -1,5 +1,5 @@
 import type { RedisClient } from '../redis/connection';
-import type { ClaimResult, CompletedResponse, IdempotencyStore } from './store';
+import { storedResponse, type ClaimResult, type CompletedResponse, type IdempotencyStore } from './store';
 
 /**
  * One record per key, a JSON string under `<prefix>idem:<key>`, always starting with its state
@@ -94,12 +94,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const existing = parseRecord(reply);
     const sameBody = existing.bodyHash === bodyHash;
     return existing.state === 'completed'
-      ? { state: 'completed', sameBody, response: existing.response }
+      ? { state: 'completed', sameBody, response: storedResponse(existing.response) }
       : { state: 'in_flight', sameBody };
   }
 
   async complete(key: string, owner: string, bodyHash: string, response: CompletedResponse, ttlMs: number): Promise<boolean> {
-    const record: StoredRecord = { state: 'completed', owner, bodyHash, response };
+    const record: StoredRecord = { state: 'completed', owner, bodyHash, response: storedResponse(response) };
     const written = await this.scripts.igwIdempotencyComplete(
       this.key(key),
       recordPrefix('in_flight', owner),

@@ -1,10 +1,23 @@
 import type { Lifecycle } from '../lifecycle';
 
-/** The acknowledgement the first request got; replayed as-is to a duplicate. */
+/**
+ * What a completed key keeps of the first acknowledgement (contract §5): bounded and small,
+ * whatever the trigger's `response.body`. A replay rebuilds the body from the trigger.
+ */
 export interface CompletedResponse {
   status: number;
-  body: unknown;
   eventId: string;
+  /** SHA-256 (hex) of the acknowledgement's body as first sent; absent where there is none (chat). */
+  ackHash?: string;
+}
+
+/** Only the fields a store keeps: a caller's object may carry more (a chat ack's `body: null`). */
+export function storedResponse(response: CompletedResponse): CompletedResponse {
+  return {
+    status: response.status,
+    eventId: response.eventId,
+    ...(response.ackHash !== undefined && { ackHash: response.ackHash }),
+  };
 }
 
 export type ClaimResult =

@@ -84,7 +84,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
       const claim = await claimOrDegrade(deps, storeKey, streamed.bodyHash);
       if (claim !== 'unguarded' && claim.state !== 'claimed') {
         void uploads.discard(new Error('a duplicate'));
-        return answerEarlierClaim(claim, key.explicit);
+        return answerEarlierClaim(claim, key.explicit, trigger);
       }
       held = { storeKey, claim, bodyHash: streamed.bodyHash };
     }
@@ -115,11 +115,11 @@ async function claimHeaderKey(deps: IngestDeps, req: UploadRequest): Promise<Ear
   const leaseMs = deps.config.REQUEST_TIMEOUT_MS + deps.config.PUBLISH_TIMEOUT_MS + 10_000;
   const claim = await claimOrDegrade(deps, storeKey, BODY_NOT_READ, leaseMs);
   if (claim === 'unguarded' || claim.state === 'claimed') return { storeKey, claim, bodyHash: BODY_NOT_READ, key };
-  if (claim.state === 'in_flight') return { ack: answerEarlierClaim(claim, false) };
+  if (claim.state === 'in_flight') return { ack: answerEarlierClaim(claim, false, req.trigger) };
   const bodyHash = await hashBody(req.body, deps.config.MAX_BODY_BYTES + deps.config.MAX_FILES * deps.config.MAX_FILE_BYTES);
   // The same claim again, now with the body's hash: the stored record says whether it is the same body.
   const again = await claimOrDegrade(deps, storeKey, bodyHash);
-  if (again !== 'unguarded' && again.state !== 'claimed') return { ack: answerEarlierClaim(again, true) };
+  if (again !== 'unguarded' && again.state !== 'claimed') return { ack: answerEarlierClaim(again, true, req.trigger) };
   // The record expired in between: the body is consumed, so this sender has to send it again.
   if (again !== 'unguarded') await releaseQuietly(deps, storeKey, again);
   throw new HttpError('in_flight', 'the idempotency key changed state while the body was read; send it again', {}, { 'Retry-After': '1' });

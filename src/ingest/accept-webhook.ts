@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError } from '../http/errors';
-import type { Classified, ProviderGate } from '../providers/gate';
+import { signatureFreshnessSeconds, type Classified, type ProviderGate } from '../providers/gate';
 import { topicName } from '../publish/topics';
 import type { StoredTrigger } from '../registry/schemas';
 import { sha256Hex } from '../security';
@@ -8,7 +8,7 @@ import { cloudEvent, toRecord } from './cloudevent';
 import { applyInputFormat } from './coerce';
 import { claimOrDegrade, completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
 import { publishableHeaders, publishableQuery } from './headers';
-import { resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
+import { bodyStoreKey, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
 import { parseBody, type ParsedBody } from './parse-body';
 import { publishFailureToHttp } from './publish-failure';
 import type { EventTrace } from '../tracing/w3c';
@@ -60,21 +60,65 @@ export async function acceptWebhook(deps: IngestDeps, req: WebhookRequest): Prom
 
   const bodyHash = sha256Hex(raw);
   const query = publishableQuery(req.query);
-  const key = resolveIdempotencyKey(req.headers, parsed.value, trigger.idempotency?.keyField, {
-    method: req.method,
-    path,
-    query,
-    contentType: contentType ?? '',
-    bodyHash,
-  }, delivery?.deliveryId);
+  const keyField = trigger.idempotency?.keyField;
+  const fingerprint = { method: req.method, path, query, contentType: contentType ?? '', bodyHash };
+  const key = delivery
+    ? providerIdempotencyKey(delivery.deliveryId, parsed.value, keyField, fingerprint)
+    : resolveIdempotencyKey(req.headers, parsed.value, keyField, fingerprint);
   const storeKey = triggerStoreKey(trigger, path, key);
   const claim = await claimOrDegrade(deps, storeKey, bodyHash);
-  if (claim !== 'unguarded' && claim.state !== 'claimed') return answerEarlierClaim(claim, key.explicit);
-  return publishTriggerEvent(deps, { ...req, contentType, query, key, parsed, delivery }, { storeKey, claim, bodyHash });
+  if (claim !== 'unguarded' && claim.state !== 'claimed') {
+    if (key.fromProvider && claim.state === 'completed' && !claim.sameBody) {
+      // The provider's own redelivery (Stripe updates pending_webhooks): a 409 would be retried for days.
+      deps.metrics.providerRedeliveries.inc({ provider: delivery?.published.name ?? 'unknown' });
+    }
+    return answerEarlierClaim(claim, key.explicit && !key.fromProvider, trigger);
+  }
+  const held: HeldKey = { storeKey, claim, bodyHash };
+  if (delivery?.claimsBody && claim !== 'unguarded') {
+    const earlier = await claimBodyToo(deps, held, bodyStoreKey(trigger, path, delivery.published.kind, bodyHash), claim);
+    if (earlier) return answerEarlierClaim(earlier, false, trigger);
+  }
+  return publishTriggerEvent(deps, { ...req, contentType, query, key, parsed, delivery }, held);
 }
 
-/** A key already claimed: the first acknowledgement replayed, or 409 (in flight, or an explicit key reused with another body). */
-export function answerEarlierClaim(claim: Exclude<GuardedClaim, OwnedClaim>, explicitKey: boolean): WebhookAck {
+/**
+ * Contract §5: a delivery whose id is unsigned (or whose scheme signs no timestamp) claims its
+ * body under its kind too. A body already accepted under another id is a replay: the id's claim
+ * is given back and the earlier claim answered. Else the body's claim joins `held`.
+ */
+async function claimBodyToo(
+  deps: IngestDeps,
+  held: HeldKey,
+  bodyKey: string,
+  idClaim: OwnedClaim,
+): Promise<Exclude<GuardedClaim, OwnedClaim> | undefined> {
+  let claim: GuardedClaim | 'unguarded';
+  try {
+    claim = await claimOrDegrade(deps, bodyKey, held.bodyHash);
+  } catch (error) {
+    await releaseQuietly(deps, held.storeKey, idClaim);
+    throw error;
+  }
+  if (claim === 'unguarded' || claim.state === 'claimed') {
+    held.body = { storeKey: bodyKey, claim };
+    return undefined;
+  }
+  await releaseQuietly(deps, held.storeKey, idClaim);
+  return claim;
+}
+
+/** What the sender is answered with: the trigger's `response.body`, else the default (contract §2). */
+function acknowledgementBody(trigger: StoredTrigger, eventId: string): unknown {
+  return trigger.response ? trigger.response.body : { message: 'Webhook processed', eventId };
+}
+
+/**
+ * A key already claimed: the first acknowledgement replayed, rebuilt from the trigger (the
+ * store keeps only its status and event id), or 409 (in flight, or an explicit key reused
+ * with another body).
+ */
+export function answerEarlierClaim(claim: Exclude<GuardedClaim, OwnedClaim>, explicitKey: boolean, trigger: StoredTrigger): WebhookAck {
   if (explicitKey && !claim.sameBody) {
     throw new HttpError('key_reused', 'this idempotency key was used with a different body');
   }
@@ -83,7 +127,8 @@ export function answerEarlierClaim(claim: Exclude<GuardedClaim, OwnedClaim>, exp
       'Retry-After': '1',
     });
   }
-  return { ...claim.response, replayed: true };
+  const { status, eventId } = claim.response;
+  return { status, body: acknowledgementBody(trigger, eventId), eventId, replayed: true };
 }
 
 export interface TriggerEventParts {
@@ -106,6 +151,8 @@ export interface HeldKey {
   storeKey: string;
   claim: OwnedClaim | 'unguarded';
   bodyHash: string;
+  /** A provider delivery's body, claimed beside its id (contract §5): completed or released with it. */
+  body?: { storeKey: string; claim: OwnedClaim | 'unguarded' };
 }
 
 /** Publishes the trigger event under a claimed key, then records the acknowledgement (contract §2 step 8). */
@@ -136,22 +183,34 @@ export async function publishTriggerEvent(deps: IngestDeps, parts: TriggerEventP
     await deps.publisher.publish([record], config.PUBLISH_TIMEOUT_MS);
   } catch (error) {
     if (claim !== 'unguarded') await releaseQuietly(deps, storeKey, claim);
+    if (held.body && held.body.claim !== 'unguarded') await releaseQuietly(deps, held.body.storeKey, held.body.claim);
     throw publishFailureToHttp(error);
   }
   deps.metrics.events.inc({ type: event.type });
 
-  const ack = {
-    status: trigger.response?.status ?? 200,
-    body: trigger.response ? trigger.response.body : { message: 'Webhook processed', eventId: event.id },
-    eventId: event.id,
-  };
-  if (claim !== 'unguarded') {
-    const windowSeconds = key.explicit
-      ? (trigger.idempotency?.ttlSeconds ?? DAY_SECONDS)
-      : (trigger.idempotency?.fingerprintTtlSeconds ?? FINGERPRINT_WINDOW_SECONDS);
-    await completeOrRetry(deps, storeKey, claim, bodyHash, ack, windowSeconds * 1000);
+  const body = acknowledgementBody(trigger, event.id);
+  const ack = { status: trigger.response?.status ?? 200, body, eventId: event.id };
+  // Kept per key: status, event id and a hash, never the body (a trigger's response may be 1 MB).
+  const completed = { status: ack.status, eventId: event.id, ackHash: sha256Hex(JSON.stringify(body) ?? '') };
+  const windowMs = idempotencyWindowSeconds(trigger, key.explicit) * 1000;
+  const writes: Promise<void>[] = [];
+  if (claim !== 'unguarded') writes.push(completeOrRetry(deps, storeKey, claim, bodyHash, completed, windowMs));
+  if (held.body && held.body.claim !== 'unguarded') {
+    writes.push(completeOrRetry(deps, held.body.storeKey, held.body.claim, bodyHash, completed, windowMs));
   }
+  await Promise.all(writes);
   return { ...ack, replayed: false };
+}
+
+/**
+ * How long a key is remembered (contract §5): explicit keys 24 h, fingerprints 5 min, unless
+ * the trigger says otherwise; never less than a signed timestamp stays within its tolerance.
+ */
+function idempotencyWindowSeconds(trigger: StoredTrigger, explicit: boolean): number {
+  const window = explicit
+    ? (trigger.idempotency?.ttlSeconds ?? DAY_SECONDS)
+    : (trigger.idempotency?.fingerprintTtlSeconds ?? FINGERPRINT_WINDOW_SECONDS);
+  return Math.max(window, signatureFreshnessSeconds(trigger.provider));
 }
 
 /** Only the keys among event, id, data that the body has. */

@@ -21,6 +21,8 @@ export interface IdempotencyKey {
   value: string;
   /** Explicit keys (header, delivery id, keyField) can be reused with another body: 409. */
   explicit: boolean;
+  /** A verified provider's own delivery id: seen again with other bytes it is a redelivery (a replay), never 409. */
+  fromProvider?: true;
 }
 
 /** What a fingerprint is taken over: everything of the request that the event carries. */
@@ -34,7 +36,7 @@ export interface FingerprintParts {
 }
 
 /**
- * Contract §5: header, then a provider delivery id, then keyField, else a fingerprint of
+ * Contract §5 for a trigger without a provider: header, then a delivery-id header, then keyField, else a fingerprint of
  * (method, path, query, content type, raw body): two requests that differ in any of them
  * publish different events, so neither may be dropped as the other's replay.
  */
@@ -43,11 +45,9 @@ export function resolveIdempotencyKey(
   body: unknown,
   keyField: string | undefined,
   fingerprintParts: FingerprintParts,
-  providerDeliveryId?: string,
 ): IdempotencyKey {
   const header = headerValue(headers['idempotency-key']);
   if (header !== undefined) return explicit(header, 'Idempotency-Key');
-  if (providerDeliveryId) return explicit(providerDeliveryId, 'the provider delivery id');
   for (const name of DELIVERY_ID_HEADERS) {
     const id = headerValue(headers[name]);
     if (id !== undefined) return explicit(id, name);
@@ -60,6 +60,21 @@ export function resolveIdempotencyKey(
   const { method, path, query, contentType, bodyHash } = fingerprintParts;
   const fingerprint = sha256Hex(`${method}\n${path}\n${canonicalQuery(query)}\n${contentType}\n${bodyHash}`);
   return { value: `fp:${fingerprint}`, explicit: false };
+}
+
+/**
+ * Contract §5 for a verified provider delivery: the provider's delivery id, else keyField
+ * (read from the verified body), else the fingerprint. Never an `Idempotency-Key` or another
+ * delivery-id header the provider does not read: those are unsigned, a replay could change them.
+ */
+export function providerIdempotencyKey(
+  providerDeliveryId: string | undefined,
+  body: unknown,
+  keyField: string | undefined,
+  fingerprintParts: FingerprintParts,
+): IdempotencyKey {
+  if (providerDeliveryId) return { ...explicit(providerDeliveryId, 'the provider delivery id'), fromProvider: true };
+  return resolveIdempotencyKey({}, body, keyField, fingerprintParts);
 }
 
 /**
@@ -84,6 +99,14 @@ export function headerIdempotencyKey(headers: IncomingHttpHeaders): IdempotencyK
  */
 export function triggerStoreKey(trigger: { workspaceId: string; workflowId: string }, path: string, key: IdempotencyKey): string {
   return `t:${encodeURIComponent(trigger.workspaceId)}:${encodeURIComponent(trigger.workflowId)}:${path}:${key.value}`;
+}
+
+/**
+ * The store key under which a provider delivery's body is claimed with its event kind
+ * (contract §5): a scope of its own (`b:`), so no delivery id can pose as it.
+ */
+export function bodyStoreKey(trigger: { workspaceId: string; workflowId: string }, path: string, kind: string, bodyHash: string): string {
+  return `b:${encodeURIComponent(trigger.workspaceId)}:${encodeURIComponent(trigger.workflowId)}:${path}:${encodeURIComponent(kind)}:${bodyHash}`;
 }
 
 /** Parameter order does not matter; the order of a repeated parameter's values does. */

@@ -66,6 +66,12 @@ export function createMetrics() {
       labelNames: ['store', 'action'] as const,
       registers: [registry],
     }),
+    providerRedeliveries: new Counter({
+      name: 'igw_provider_redeliveries_total',
+      help: 'Verified provider deliveries whose delivery id was already accepted with other bytes: answered as a replay, not published',
+      labelNames: ['provider'] as const,
+      registers: [registry],
+    }),
     providerEventsIgnored: new Counter({
       name: 'igw_provider_events_ignored_total',
       help: 'Verified provider deliveries whose kind the trigger\'s events globs filter out: answered 200, not published',

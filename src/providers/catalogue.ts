@@ -1,4 +1,4 @@
-import { globToRegExp } from './event-filter';
+import { compileGlob } from './event-filter';
 import standardWebhooksKinds from './kinds/standard-webhooks.json';
 import githubKinds from './kinds/github.json';
 import stripeKinds from './kinds/stripe.json';
@@ -94,7 +94,7 @@ export function unknownGlobs(name: string, globs: readonly string[]): { glob: st
   for (const glob of globs) {
     const pattern = glob.startsWith('!') ? glob.slice(1) : glob;
     if (pattern === '**' || file.openPrefixes?.some((prefix) => pattern.startsWith(prefix))) continue;
-    const re = globToRegExp(pattern);
+    const re = compileGlob(pattern);
     if (file.kinds.some((kind) => re.test(kind))) continue;
     unknown.push({ glob, closest: closestKinds(pattern, file.kinds) });
   }

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError } from '../http/errors';
 import type { Metrics } from '../observability/metrics';
 import type { HandshakeAnswer, Provider, Reply, SignatureReason } from './provider';
-import { eventFilter } from './event-filter';
+import { eventFilter, MAX_KIND_LENGTH } from './event-filter';
 import { providerNamed } from './registry';
 import { effectiveTolerance, type StoredProvider } from './trigger-field';
 import { rawJson } from './body';
@@ -25,7 +25,17 @@ export interface PublishedProvider {
 
 export type Classified =
   | { ignored: true; kind: string }
-  | { ignored: false; deliveryId?: string; published: PublishedProvider; hiddenHeaders: readonly string[] };
+  | {
+      ignored: false;
+      deliveryId?: string;
+      /**
+       * Contract §5: the scheme signs no delivery id or no timestamp, so a replay could pass
+       * as new under another id header: the body's hash, with its kind, is claimed too.
+       */
+      claimsBody: boolean;
+      published: PublishedProvider;
+      hiddenHeaders: readonly string[];
+    };
 
 /** An acknowledgement from the accept path, or a delivery filtered out by `events`. */
 export type ProviderAck =
@@ -36,6 +46,7 @@ const REASON_MESSAGES: Record<SignatureReason, string> = {
   signature_missing: 'the request carries no usable signature',
   signature_invalid: 'the signature does not match',
   timestamp_out_of_tolerance: 'the signed timestamp is outside the tolerance',
+  timestamp_missing: 'the signed material carries no timestamp',
 };
 
 export function signatureRefused(reason: SignatureReason): HttpError {
@@ -50,7 +61,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 function answered(answer: HandshakeAnswer): Reply {
   if (answer === 'forbidden') throw new HttpError('verification_failed', 'the verify token does not match');
-  if (answer === 'invalid') throw new HttpError('invalid_handshake', 'the challenge is too long to be answered');
+  if (answer === 'invalid') throw new HttpError('invalid_handshake', 'the challenge is not one the gateway answers (too long, or characters the provider never sends)');
   return answer;
 }
 
@@ -59,6 +70,10 @@ function answered(answer: HandshakeAnswer): Reply {
  * nothing else. Every other GET gets the same 405 as any other method, whether the trigger
  * exists or not (no probing).
  */
+export function hasGetHandshake(stored: StoredProvider | undefined): boolean {
+  return stored !== undefined && providerNamed(stored.name)?.handshake?.method === 'GET';
+}
+
 export function getHandshake(stored: StoredProvider | undefined, request: ProviderRequest): Reply {
   const provider = stored && providerNamed(stored.name);
   const handshake = provider?.handshake;
@@ -119,14 +134,19 @@ export class ProviderGate {
   /** After parsing: the kind, whether `events` lets it through, and what is published. */
   classify(headers: IncomingHttpHeaders, body: unknown): Classified {
     const kind = this.provider.kind(headers, body);
+    if (kind.length > MAX_KIND_LENGTH) {
+      throw new HttpError('kind_too_long', `the event kind is longer than ${MAX_KIND_LENGTH} characters`, { length: kind.length });
+    }
     if (this.stored.events && !eventFilter(this.stored.events).includes(kind)) {
       this.metrics.providerEventsIgnored.inc({ provider: this.provider.name });
       return { ignored: true, kind };
     }
     const deliveryId = this.provider.deliveryId(headers, body);
+    this.provider.stripSecrets?.(body);
     return {
       ignored: false,
       deliveryId,
+      claimsBody: !(this.provider.deliveryIdFrom === 'signed' && signsTimestamp(this.provider, this.stored)),
       published: { name: this.provider.name, kind, deliveryId: deliveryId ?? null, verified: true },
       hiddenHeaders: this.provider.signatureHeaders(this.stored.options ?? {}),
     };
@@ -152,6 +172,22 @@ export class ProviderGate {
         return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
     }
   }
+}
+
+/** Whether the trigger's scheme signs a timestamp (checked against its tolerance). */
+export function signsTimestamp(provider: Provider, stored: StoredProvider): boolean {
+  const signs = provider.signsTimestamp;
+  return typeof signs === 'function' ? signs(stored.options ?? {}) : signs === true;
+}
+
+/**
+ * How long a signed delivery stays fresh: its tolerance when the scheme signs a timestamp, else
+ * 0. Idempotency windows are raised to it (contract §5), so a replay is never new while its
+ * signature would still pass.
+ */
+export function signatureFreshnessSeconds(stored: StoredProvider | undefined): number {
+  const provider = stored && providerNamed(stored.name);
+  return provider && stored && signsTimestamp(provider, stored) ? effectiveTolerance(stored) : 0;
 }
 
 export function openGate(stored: StoredProvider | undefined, request: ProviderRequest, metrics: Metrics): ProviderGate | undefined {

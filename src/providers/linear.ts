@@ -10,18 +10,21 @@ function precheck(head: RequestHead) {
   return fromHex(value)?.length === 32 ? undefined : ('signature_missing' as const);
 }
 
-/** The signed body's `webhookTimestamp` (ms), else the Linear-Timestamp header, as the Linear SDK reads it. */
-function timestampMs(raw: Buffer, headerValue: string | undefined): number | undefined {
-  const fromBody = field(rawJson(raw), 'webhookTimestamp');
-  const value = typeof fromBody === 'number' ? fromBody : headerValue !== undefined && /^\d{1,16}$/.test(headerValue) ? Number(headerValue) : undefined;
-  return value !== undefined && Number.isFinite(value) ? value : undefined;
+/**
+ * The signed body's `webhookTimestamp` (ms), as the Linear SDK reads it. Never the unsigned
+ * Linear-Timestamp header: a replay could make an old body fresh with it (contract §10).
+ */
+function timestampMs(raw: Buffer): number | undefined {
+  const value = field(rawJson(raw), 'webhookTimestamp');
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
 export const linear: Provider = {
   name: 'linear',
   title: 'Linear',
   verifies: 'Linear-Signature: hex HMAC-SHA256 of the raw body; the signed body field webhookTimestamp (ms) within toleranceSeconds (default 60, as the Linear SDK) both ways',
-  deliveryIdSource: 'header Linear-Delivery',
+  deliveryIdSource: 'header Linear-Delivery (unsigned: the body is claimed too)',
+  signsTimestamp: true,
   defaultToleranceSeconds: 60,
   signatureHeaders: () => [SIGNATURE],
   precheck,
@@ -31,8 +34,8 @@ export const linear: Provider = {
     const presented = fromHex(header(request.headers, SIGNATURE) as string) as Buffer;
     const result = matchAny(request.secrets, [presented], (secret) => hmac('sha256', secret, request.raw));
     if (!result.ok) return result;
-    const ms = timestampMs(request.raw, header(request.headers, 'linear-timestamp'));
-    if (ms === undefined) return refused('signature_missing');
+    const ms = timestampMs(request.raw);
+    if (ms === undefined) return refused('timestamp_missing');
     const stale = timestampProblem(ms / 1000, request.nowSeconds, request.toleranceSeconds);
     return stale ? refused(stale) : result;
   },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { field, rawJson, text, UNKNOWN_KIND } from './body';
+import { field, isObject, rawJson, text, UNKNOWN_KIND } from './body';
 import { plainTextEcho } from './echo';
 import type { Provider } from './provider';
 import { equalToken } from './signing';
@@ -14,6 +14,7 @@ export const microsoftGraph: Provider = {
   title: 'Microsoft Graph change notifications',
   verifies: 'every value[].clientState equals the secret (the subscription\'s clientState), constant time; Graph signs nothing else',
   deliveryIdSource: 'none from Graph: synthesized from each notification\'s subscriptionId, changeType, resource, resourceData id and @odata.etag, lifecycleEvent',
+  deliveryIdFrom: 'signed',
   signatureHeaders: () => [],
   precheck: () => undefined,
   verify(request) {
@@ -34,6 +35,11 @@ export const microsoftGraph: Provider = {
     signed: false,
     describe: 'POST ?validationToken=… : 200 text/plain, the URL-decoded token',
     answer: ({ query }) => plainTextEcho(query.validationToken),
+  },
+  stripSecrets(body) {
+    for (const item of notifications(body) ?? []) {
+      if (isObject(item)) delete item.clientState;
+    }
   },
   kind(_headers, body) {
     const first = notifications(body)?.[0];

@@ -3,9 +3,10 @@ import type { z } from 'zod';
 
 /**
  * Why a signed delivery was refused (401, `details.reason`, src/http/reasons.ts): no usable
- * signature (absent or malformed), a well-formed one that does not match, or a stale one.
+ * signature (absent or malformed), a well-formed one that does not match, a stale one, or
+ * none of the signed timestamp the scheme requires.
  */
-export type SignatureReason = 'signature_missing' | 'signature_invalid' | 'timestamp_out_of_tolerance';
+export type SignatureReason = 'signature_missing' | 'signature_invalid' | 'timestamp_out_of_tolerance' | 'timestamp_missing';
 
 /** What a preset sees of a request before its body is read. */
 export interface RequestHead {
@@ -60,6 +61,14 @@ export interface Provider {
   verifies: string;
   /** One line for the catalogue: where the delivery id comes from. */
   deliveryIdSource: string;
+  /**
+   * Where deliveryId() reads the id (contract §5): `signed` when only from material the
+   * signature covers (the signed body, a signed header of the family that verified), so a
+   * replay cannot change it; absent or `header` when from a header a replay may rewrite.
+   */
+  deliveryIdFrom?: 'signed' | 'header';
+  /** The scheme signs a timestamp checked against toleranceSeconds (absent: it signs none). */
+  signsTimestamp?: boolean | ((options: Record<string, unknown>) => boolean);
   /** Default tolerance of a signed timestamp (contract default 300 s). */
   defaultToleranceSeconds?: number;
   /** Headers that carry credentials: never published. */
@@ -74,6 +83,8 @@ export interface Provider {
   verify(request: SignedRequest): VerifyResult;
   handshake?: Handshake;
   kind(headers: IncomingHttpHeaders, body: unknown): string;
+  /** Removes, in place, a secret the sender puts inside the body (Graph's clientState), once it is checked: never published. */
+  stripSecrets?(body: unknown): void;
   deliveryId(headers: IncomingHttpHeaders, body: unknown): string | undefined;
   /** How a processed delivery is acknowledged; absent: contract §2. */
   acknowledgement?: 'empty' | 'twiml';

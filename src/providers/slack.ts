@@ -17,6 +17,8 @@ export const slack: Provider = {
   title: 'Slack (Events API, interactivity, slash commands)',
   verifies: 'X-Slack-Signature: v0=<hex HMAC-SHA256 of "v0:{X-Slack-Request-Timestamp}:{raw body}">; the timestamp within toleranceSeconds both ways',
   deliveryIdSource: 'body event_id (the same on X-Slack-Retry-Num retries); interactivity and commands: trigger_id',
+  deliveryIdFrom: 'signed',
+  signsTimestamp: true,
   signatureHeaders: () => [SIGNATURE],
   precheck: scheme.precheck,
   verify: scheme.verify,

@@ -45,7 +45,9 @@ export const standardWebhooks: Provider = {
   name: 'standard-webhooks',
   title: 'Standard Webhooks (Svix and every sender following the spec)',
   verifies: 'webhook-signature (or svix-signature): space-separated v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{raw body}">, key = base64-decoded secret after whsec_; webhook-timestamp within toleranceSeconds both ways',
-  deliveryIdSource: 'header webhook-id (or svix-id)',
+  deliveryIdSource: 'header webhook-id (or svix-id) of the header family whose signature verified',
+  deliveryIdFrom: 'signed',
+  signsTimestamp: true,
   signatureHeaders: () => ['webhook-signature', 'svix-signature'],
   secretProblem: (secret) => (standardWebhooksKey(secret) ? undefined : 'a Standard Webhooks secret is whsec_ followed by base64'),
   precheck,
@@ -58,5 +60,6 @@ export const standardWebhooks: Provider = {
     );
   },
   kind: (_headers, body) => joinKind(text(body, 'type')),
-  deliveryId: (headers) => header(headers, 'webhook-id') ?? header(headers, 'svix-id'),
+  // The id the signature covers: a `webhook-id` beside verified `svix-*` headers is not it.
+  deliveryId: (headers) => signedHeaders(headers).id,
 };

@@ -34,6 +34,8 @@ export const stripe: Provider = {
   title: 'Stripe',
   verifies: 'Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "{t}.{raw body}"> (any v1 passes), key = the whole whsec_… string; t within toleranceSeconds both ways',
   deliveryIdSource: 'body id (evt_…)',
+  deliveryIdFrom: 'signed',
+  signsTimestamp: true,
   signatureHeaders: () => [SIGNATURE],
   precheck,
   verify(request) {

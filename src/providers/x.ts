@@ -1,9 +1,17 @@
 import { createHash } from 'node:crypto';
-import { field, idText, isObject, UNKNOWN_KIND } from './body';
-import { tooLongToAnswer } from './echo';
+import { field, idText, isObject, rawJson, UNKNOWN_KIND } from './body';
 import type { Provider } from './provider';
-import { hmac } from './signing';
+import { hmac, refused } from './signing';
 import { rawBodyHmac } from './raw-body-hmac';
+
+/**
+ * The CRC answer is HMAC(consumer secret, crc_token), exactly the signature of a delivery whose
+ * body is that token: only the token shape X sends is answered (contract §10), and a delivery
+ * must be a JSON object, which no such token can be.
+ */
+const CRC_TOKEN = /^[A-Za-z0-9+/=_-]{1,128}$/;
+
+const scheme = rawBodyHmac({ header: 'x-twitter-webhooks-signature', algorithm: 'sha256', encoding: 'base64', prefix: 'sha256=' });
 
 function eventsKey(body: unknown): string | undefined {
   return isObject(body) ? Object.keys(body).find((key) => key.endsWith('_events')) : undefined;
@@ -12,18 +20,25 @@ function eventsKey(body: unknown): string | undefined {
 export const x: Provider = {
   name: 'x',
   title: 'X (Twitter) Account Activity API',
-  verifies: 'x-twitter-webhooks-signature: sha256=<base64 HMAC-SHA256 of the raw body>, key = the consumer (API) secret',
+  verifies: 'x-twitter-webhooks-signature: sha256=<base64 HMAC-SHA256 of the raw body>, key = the consumer (API) secret; the body must be a JSON object',
   deliveryIdSource: 'none from X: synthesized from for_user_id, the *_events key and the ids of its events',
+  deliveryIdFrom: 'signed',
   signatureHeaders: () => ['x-twitter-webhooks-signature'],
-  ...rawBodyHmac({ header: 'x-twitter-webhooks-signature', algorithm: 'sha256', encoding: 'base64', prefix: 'sha256=' }),
+  precheck: scheme.precheck,
+  verify(request) {
+    const result = scheme.verify(request);
+    if (!result.ok) return result;
+    // A valid MAC over anything but a JSON object can only come from the CRC answer: a forgery.
+    return isObject(rawJson(request.raw)) ? result : refused('signature_invalid');
+  },
   handshake: {
     method: 'GET',
     signed: false,
-    describe: 'CRC GET ?crc_token=… : 200 {"response_token":"sha256=<base64 HMAC-SHA256(consumer secret, crc_token)>"}',
+    describe: 'CRC GET ?crc_token=<1–128 of [A-Za-z0-9+/=_-]> : 200 {"response_token":"sha256=<base64 HMAC-SHA256(consumer secret, crc_token)>"}; another token 400',
     answer({ query, secret }) {
       const token = query.crc_token;
       if (typeof token !== 'string' || token === '') return undefined;
-      if (tooLongToAnswer(token)) return 'invalid';
+      if (!CRC_TOKEN.test(token)) return 'invalid';
       const responseToken = `sha256=${hmac('sha256', secret, token).toString('base64')}`;
       return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ response_token: responseToken }) };
     },

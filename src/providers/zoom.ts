@@ -19,6 +19,8 @@ export const zoom: Provider = {
   title: 'Zoom',
   verifies: 'x-zm-signature: v0=<hex HMAC-SHA256 of "v0:{x-zm-request-timestamp}:{raw body}">, key = the Secret Token; the timestamp within toleranceSeconds both ways',
   deliveryIdSource: 'none from Zoom: synthesized as {event}:{event_ts}:{payload.object.uuid or id}',
+  deliveryIdFrom: 'signed',
+  signsTimestamp: true,
   signatureHeaders: () => [SIGNATURE],
   precheck: scheme.precheck,
   verify: scheme.verify,

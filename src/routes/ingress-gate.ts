@@ -62,11 +62,14 @@ export class IngressGate {
     try {
       return await check();
     } catch (error) {
-      if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {
-        await this.deps.enforceRateLimits.authFailures.recordFailure(this.failureKey(), this.deps.config.AUTH_FAILURE_LIMIT);
-      }
+      if (error instanceof HttpError && (error.status === 401 || error.status === 403)) await this.countFailure();
       throw error;
     }
+  }
+
+  /** One more failed authentication of this client on this target (a refused handshake counts too). */
+  async countFailure(): Promise<void> {
+    await this.deps.enforceRateLimits.authFailures.recordFailure(this.failureKey(), this.deps.config.AUTH_FAILURE_LIMIT);
   }
 
   /**

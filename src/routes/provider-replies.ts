@@ -1,9 +1,11 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { ProviderRequest } from '../providers/gate';
-import { getHandshake } from '../providers/gate';
+import { HttpError } from '../http/errors';
+import { getHandshake, hasGetHandshake } from '../providers/gate';
 import type { Reply } from '../providers/provider';
 import { PATH_PATTERN } from '../registry/schemas';
+import { ingressGate } from './ingress-gate';
 import { lookup } from './lookup';
 
 /** The request as a provider sees it; the URL is the public one the sender called (Twilio signs it). */
@@ -20,9 +22,25 @@ export function sendReply(res: Response, reply: Reply & { outcome?: string; even
   else res.send(reply.body);
 }
 
-/** GET on a trigger path: only a provider's GET handshake is answered (contract §2.2, §10). */
+/**
+ * GET on a trigger path: only a provider's GET handshake is answered (contract §2.2, §10),
+ * through the ingress gate: a wrong verify token (403) or a challenge the gateway will not
+ * answer (400) counts as a failed authentication, so nobody can use the handshake as an
+ * oracle at will.
+ */
 export async function answerGet(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const path = req.params.path as string;
   const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
-  sendReply(res, getHandshake(trigger?.deployed ? trigger.provider : undefined, providerRequest(req, deps)));
+  const stored = trigger?.deployed ? trigger.provider : undefined;
+  if (!trigger || !hasGetHandshake(stored)) return sendReply(res, getHandshake(undefined, providerRequest(req, deps)));
+  const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
+  const reply = await gate.verify(async () => {
+    try {
+      return getHandshake(stored, providerRequest(req, deps));
+    } catch (error) {
+      if (error instanceof HttpError && error.reason === 'invalid_handshake') await gate.countFailure();
+      throw error;
+    }
+  });
+  sendReply(res, reply);
 }

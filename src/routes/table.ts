@@ -104,8 +104,8 @@ const ingress: RouteSpec[] = [
       ),
     },
     reasons: [
-      'not_found', 'credentials_invalid', ...GATE, ...SIGNATURE, 'timestamp_out_of_tolerance', 'invalid_handshake', ...BODY, ...JSON_MEMORY,
-      ...PARSE, 'key_too_long', 'in_flight', 'key_reused', 'record_too_large', 'rate_limited', ...NOT_STORED, 'file_store_unavailable',
+      'not_found', 'credentials_invalid', ...GATE, ...SIGNATURE, 'timestamp_out_of_tolerance', 'timestamp_missing', 'invalid_handshake',
+      ...BODY, ...JSON_MEMORY, ...PARSE, 'key_too_long', 'kind_too_long', 'in_flight', 'key_reused', 'record_too_large', 'rate_limited', ...NOT_STORED, 'file_store_unavailable',
     ],
     errorHeaders: RATE_LIMIT_HEADERS,
   },
@@ -132,7 +132,7 @@ const ingress: RouteSpec[] = [
     responses: {
       '200': ok('The challenge answered', { 'text/plain': { schema: { type: 'string' } }, ...json({ type: 'object', properties: { response_token: { type: 'string' } } }) }),
     },
-    reasons: ['method_not_allowed', 'invalid_handshake', 'verification_failed', ...READ],
+    reasons: ['method_not_allowed', ...GATE, 'invalid_handshake', 'verification_failed', ...READ],
   },
   {
     method: 'get',

@@ -57,7 +57,7 @@ const backends: Array<[string, () => Promise<Backend>]> = [
   ]),
 ];
 
-const ack = (eventId: string): CompletedResponse => ({ status: 200, body: { eventId }, eventId });
+const ack = (eventId: string): CompletedResponse => ({ status: 200, eventId, ackHash: `hash-of-${eventId}` });
 
 describe.each(backends)('IdempotencyStore claim owners: %s', (_name, create) => {
   let backend: Backend;

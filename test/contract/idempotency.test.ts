@@ -54,11 +54,7 @@ const backends: Array<[string, () => Promise<Backend>]> = [
   ]),
 ];
 
-const response: CompletedResponse = {
-  status: 202,
-  body: { message: 'Webhook processed', eventId: 'evt-1', nested: { list: [1, 'two', null] } },
-  eventId: 'evt-1',
-};
+const response: CompletedResponse = { status: 202, eventId: 'evt-1', ackHash: 'a'.repeat(64) };
 const LEASE = 30_000;
 const TTL = 60_000;
 /** Time left on the clock when a test checks a key is still there: far more than two round trips take. */
@@ -114,6 +110,22 @@ describe.each(backends)('IdempotencyStore contract: %s', (_name, create) => {
       state: 'completed',
       sameBody: false,
       response,
+    });
+  });
+
+  it('keeps only status, event id and the acknowledgement hash of a completion, whatever else the caller passes', async () => {
+    // A chat acknowledgement arrives with `body: null`; an old caller could pass a whole body.
+    const bulky = { ...response, body: { blob: 'x'.repeat(100_000) } } as CompletedResponse;
+    await store.claim('t:a:big', OWNER, 'hash-1', LEASE);
+    await store.complete('t:a:big', OWNER, 'hash-1', bulky, TTL);
+    await expect(store.claim('t:a:big', OWNER, 'hash-1', LEASE)).resolves.toEqual({ state: 'completed', sameBody: true, response });
+    const chat = { status: 200, body: null, eventId: 'evt-chat' } as CompletedResponse;
+    await store.claim('t:a:chat', OWNER, 'h', LEASE);
+    await store.complete('t:a:chat', OWNER, 'h', chat, TTL);
+    await expect(store.claim('t:a:chat', OWNER, 'h', LEASE)).resolves.toEqual({
+      state: 'completed',
+      sameBody: true,
+      response: { status: 200, eventId: 'evt-chat' },
     });
   });
 

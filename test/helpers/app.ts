@@ -39,7 +39,7 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
   const metrics = createMetrics();
   const sink = new CaptureSink();
   const registry = new MemoryRegistry();
-  const idempotency = new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS, now: options.clock?.now });
+  const idempotency = new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS, maxBytes: config.IDEMPOTENCY_MEMORY_MAX_BYTES, now: options.clock?.now });
   const batcher = new MicroBatcher(sink, batcherOptions(config));
   const deps: AppDeps = {
     config,

@@ -95,7 +95,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
     const claim = await timedFailure(() => idempotency.claim('t:p:dead', 'owner', 'h', 30_000));
     expect(claim.ms).toBeLessThan(FAIL_FAST_MS);
     const complete = await timedFailure(() =>
-      idempotency.complete('t:p:dead', 'owner', 'h', { status: 200, body: {}, eventId: 'e' }, 60_000),
+      idempotency.complete('t:p:dead', 'owner', 'h', { status: 200, eventId: 'e' }, 60_000),
     );
     expect(complete.ms).toBeLessThan(FAIL_FAST_MS);
     const release = await timedFailure(() => idempotency.release('t:p:dead', 'owner'));
@@ -145,7 +145,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
     await expect(idempotency.claim('t:p:after', 'b', 'h', 30_000)).resolves.toEqual({ state: 'in_flight', sameBody: true });
     await idempotency.release('t:p:after', 'a');
     await expect(idempotency.claim('t:p:after', 'c', 'h', 30_000)).resolves.toEqual({ state: 'claimed' });
-    const ack = { status: 200, body: {}, eventId: 'e' };
+    const ack = { status: 200, eventId: 'e', ackHash: 'h'.repeat(64) };
     await expect(idempotency.complete('t:p:after', 'c', 'h', ack, 30_000)).resolves.toBe(true);
     await expect(idempotency.claim('t:p:after', 'd', 'h', 30_000)).resolves.toMatchObject({ state: 'completed', response: ack });
 

@@ -12,7 +12,7 @@ import type { IngestDeps } from '../../src/ingest/ports';
 import { createMetrics } from '../../src/observability/metrics';
 import { loggerToLines } from '../helpers/log-lines';
 
-const ACK = { status: 200, body: { ok: true }, eventId: 'evt-1' };
+const ACK = { status: 200, eventId: 'evt-1', ackHash: 'h'.repeat(64) };
 const TTL = 60_000;
 
 function makeDeps(env: Record<string, string> = {}) {

@@ -1,9 +1,28 @@
 import { createHash } from 'node:crypto';
 import { HttpError } from '../../src/http/errors';
-import { resolveIdempotencyKey, triggerStoreKey } from '../../src/ingest/idempotency-key';
+import { bodyStoreKey, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey } from '../../src/ingest/idempotency-key';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const parts = { method: 'POST', path: 'p', query: {}, contentType: 'application/json', bodyHash: sha256('{"a":1}') };
+
+describe('providerIdempotencyKey (contract §5: verified material only)', () => {
+  it("takes the provider's delivery id, marked as the provider's", () => {
+    expect(providerIdempotencyKey('evt_1', { id: 'b' }, 'id', parts)).toEqual({ value: 'evt_1', explicit: true, fromProvider: true });
+  });
+
+  it('without one, reads keyField from the verified body, else fingerprints: never a header', () => {
+    expect(providerIdempotencyKey(undefined, { seq: 7 }, 'seq', parts)).toEqual({ value: '7', explicit: true });
+    expect(providerIdempotencyKey(undefined, { a: 1 }, undefined, parts)).toEqual(resolveIdempotencyKey({}, { a: 1 }, undefined, parts));
+  });
+
+  it('keeps body claims in a scope of their own, by kind', () => {
+    const trigger = { workspaceId: 'ws', workflowId: 'wf' };
+    const key = bodyStoreKey(trigger, 'p', 'orders/create', 'h');
+    expect(key).toBe('b:ws:wf:p:orders%2Fcreate:h');
+    expect(key).not.toBe(bodyStoreKey(trigger, 'p', 'orders/updated', 'h'));
+    expect(triggerStoreKey(trigger, 'p', { value: 'orders%2Fcreate:h', explicit: true }).startsWith('b:')).toBe(false);
+  });
+});
 
 describe('resolveIdempotencyKey', () => {
   it('takes the Idempotency-Key header first, trimmed', () => {

@@ -55,6 +55,31 @@ describe('MemoryIdempotencyStore bound', () => {
   });
 });
 
+describe('MemoryIdempotencyStore byte bound', () => {
+  it('forgets the least recently used keys once their bytes pass maxBytes, however few they are', async () => {
+    const store = new MemoryIdempotencyStore({ maxKeys: 100_000, maxBytes: 100_000 });
+    for (let i = 0; i < 1000; i += 1) {
+      await store.claim(`k${i}`, `o${i}`, 'h'.repeat(64), LEASE);
+      await store.complete(`k${i}`, `o${i}`, 'h'.repeat(64), { status: 200, eventId: `e${i}`, ackHash: 'a'.repeat(64) }, LEASE);
+    }
+    await expect(store.claim('k0', 'probe', 'h', LEASE)).resolves.toEqual({ state: 'claimed' });
+    await expect(store.claim('k999', 'probe', 'h'.repeat(64), LEASE)).resolves.toMatchObject({ state: 'completed', sameBody: true });
+  });
+
+  it('keeps a completion the same small size whatever acknowledgement body the caller passes', async () => {
+    const store = new MemoryIdempotencyStore({ maxKeys: 100_000, maxBytes: 1_048_576 });
+    const bulky = { status: 200, eventId: 'e', body: { blob: 'x'.repeat(900_000) } };
+    for (let i = 0; i < 300; i += 1) {
+      await store.claim(`k${i}`, `o${i}`, 'h', LEASE);
+      await store.complete(`k${i}`, `o${i}`, 'h', bulky, LEASE);
+    }
+    // 300 keys of a few hundred bytes each fit in 1 MiB: none was forgotten.
+    for (const i of [0, 299]) {
+      await expect(store.claim(`k${i}`, 'probe', 'h', LEASE)).resolves.toEqual({ state: 'completed', sameBody: true, response: { status: 200, eventId: 'e' } });
+    }
+  });
+});
+
 describe('IDEMPOTENCY_MEMORY_MAX_KEYS', () => {
   it('defaults to 100000 and refuses values under 1000', () => {
     expect(configSchema.parse({}).IDEMPOTENCY_MEMORY_MAX_KEYS).toBe(100_000);

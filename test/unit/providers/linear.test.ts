@@ -25,6 +25,14 @@ describe('linear preset', () => {
     expect(check(linear, { raw: BODY, headers: freshHeader, secrets: [SECRET], now: AT + 1000 })).toEqual(refusedWith('timestamp_out_of_tolerance'));
   });
 
+  it('refuses a signed body without webhookTimestamp as timestamp_missing, whatever Linear-Timestamp says', () => {
+    // Signed with the real secret (openssl dgst -sha256 -hmac lin_wh_secret), but no webhookTimestamp in it.
+    const body = '{"action":"create","type":"Issue","data":{"id":"i-1"},"webhookId":"wh-1"}';
+    const signature = '48e1557f40c37a3b0f4c2fe63e6fb4b014896045b3b6aa8372db608d38dea474';
+    const fresh = { 'linear-signature': signature, 'linear-timestamp': String(AT * 1000) };
+    expect(check(linear, { raw: body, headers: fresh, secrets: [SECRET], now: AT })).toEqual(refusedWith('timestamp_missing'));
+  });
+
   it('reads type.action and Linear-Delivery', () => {
     expect(linear.kind({}, JSON.parse(BODY))).toBe('Issue.create');
     expect(linear.deliveryId(headers, {})).toBe('del-1');

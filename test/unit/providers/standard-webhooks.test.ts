@@ -48,6 +48,11 @@ describe('standard-webhooks preset', () => {
     const svixHeaders = { 'svix-id': ID, 'svix-timestamp': String(TIMESTAMP), 'svix-signature': signature };
     expect(check(standardWebhooks, { raw: BODY, headers: svixHeaders, secrets: [SECRET], now: TIMESTAMP })).toMatchObject(accepted);
     expect(standardWebhooks.deliveryId(svixHeaders, {})).toBe(ID);
+    // An unsigned webhook-id beside the verified svix-* family is not the delivery id.
+    const forged = { ...svixHeaders, 'webhook-id': 'forged' };
+    expect(check(standardWebhooks, { raw: BODY, headers: forged, secrets: [SECRET], now: TIMESTAMP })).toMatchObject(accepted);
+    expect(standardWebhooks.deliveryId(forged, {})).toBe(ID);
+    expect(standardWebhooks.deliveryIdFrom).toBe('signed');
   });
 
   it('trap: skips unknown versions (v1a, v2) in a space-separated list and finds the valid v1', () => {
