@@ -1,4 +1,4 @@
-import { ChatPayloadError, type ChatEventDraft, type ChatMapping, type ChatProvider } from '../channels/chat-event';
+import { ChatPayloadError, type ChatEventDraft, type ChatMapping, type ChatProvider } from '../providers/chat-event';
 import { HttpError } from '../http/errors';
 import type { Reason } from '../http/reasons';
 import { topicName } from '../publish/topics';

@@ -48,9 +48,10 @@ function methodNotAllowed(): HttpError {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-function answered(answer: HandshakeAnswer): Reply {
+/** A handshake's answer as the reply, or 403 / 400 (a challenge the gateway will not echo). */
+export function handshakeReply(answer: HandshakeAnswer): Reply {
   if (answer === 'forbidden') throw new HttpError('verification_failed', 'the verify token does not match');
-  if (answer === 'invalid') throw new HttpError('invalid_handshake', 'the challenge is too long to be answered');
+  if (answer === 'invalid') throw new HttpError('invalid_handshake', 'the challenge is not one the gateway echoes (too long, or not the documented token shape)');
   return answer;
 }
 
@@ -65,7 +66,7 @@ export function getHandshake(stored: StoredProvider | undefined, request: Provid
   if (!stored || !handshake || handshake.method !== 'GET') throw methodNotAllowed();
   const answer = handshake.answer({ query: request.query, body: undefined, secret: stored.secrets[0], options: stored.options ?? {} });
   if (answer === undefined) throw methodNotAllowed();
-  return answered(answer);
+  return handshakeReply(answer);
 }
 
 /**
@@ -99,7 +100,7 @@ export class ProviderGate {
     const handshake = this.provider.handshake;
     if (handshake && handshake.method === 'POST' && !handshake.signed) {
       const answer = handshake.answer({ query: this.request.query, body: undefined, secret: this.stored.secrets[0], options: this.stored.options ?? {} });
-      if (answer !== undefined) return answered(answer);
+      if (answer !== undefined) return handshakeReply(answer);
     }
     const reason = this.provider.precheck(this.head());
     if (reason) throw signatureRefused(reason);
@@ -113,7 +114,7 @@ export class ProviderGate {
     const handshake = this.provider.handshake;
     if (!handshake || handshake.method !== 'POST' || !handshake.signed) return undefined;
     const answer = handshake.answer({ query: this.request.query, body: rawJson(raw), secret: result.secret, options: this.stored.options ?? {} });
-    return answer === undefined ? undefined : answered(answer);
+    return answer === undefined ? undefined : handshakeReply(answer);
   }
 
   /** After parsing: the kind, whether `events` lets it through, and what is published. */

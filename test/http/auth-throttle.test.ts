@@ -5,7 +5,7 @@
  * the tenant's own quota.
  */
 import request from 'supertest';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { ADMIN_TOKEN, testApp } from '../helpers/app';
 import { expectError, expectRateLimitHeaders, hookUrl, triggerInput, TRIGGER_TOKEN } from '../helpers/http';
 

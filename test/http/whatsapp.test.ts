@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import type { ChannelInput } from '../../src/registry/schemas';
 import { testApp } from '../helpers/app';
 import { waitUntil } from '../helpers/wait';

@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { configSchema } from '../../src/config/schema';
 import { HttpError } from '../../src/http/errors';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import type { ClaimResult } from '../../src/idempotency/store';
 import { CHAT_DEDUPE_WINDOW_MS } from '../../src/ingest/accept-chat';
-import { acceptWhatsApp, type WhatsAppDelivery } from '../../src/ingest/accept-whatsapp';
+import { acceptChannelDelivery } from '../../src/ingest/accept-channel';
 import type { IngestDeps, Publisher } from '../../src/ingest/ports';
 import { createMetrics } from '../../src/observability/metrics';
+import { channelGate, channelSender } from '../../src/providers/channel-gate';
 import { PublishError } from '../../src/publish/errors';
 import type { OutRecord } from '../../src/publish/sink';
 import { toStoredChannel } from '../../src/registry/records';
@@ -51,8 +52,23 @@ function makeDeps(publisher: Publisher, env: Record<string, string> = {}, idempo
   return { deps, logLines, idempotency };
 }
 
+interface WhatsAppDelivery {
+  raw: Buffer;
+  signature: string;
+}
+
 function delivery(raw: Buffer = BATCH, signature = signWhatsAppBody(raw, APP_SECRET)): WhatsAppDelivery {
-  return { channelId: CHANNEL_ID, channel, raw, signature, requestId: 'req-1' };
+  return { raw, signature };
+}
+
+/** What the channel route runs below HTTP: the sender's gate on the raw bytes, then the accept path. */
+async function acceptWhatsApp(deps: IngestDeps, { raw, signature }: WhatsAppDelivery) {
+  const sender = channelSender(CHANNEL_ID, channel);
+  const request = { headers: { 'x-hub-signature-256': signature }, query: {}, url: `https://gw.example.com/api/channels/whatsapp/${CHANNEL_ID}` };
+  const gate = channelGate(sender, request, deps.metrics);
+  gate.beforeBody();
+  gate.afterBody(raw);
+  return acceptChannelDelivery(deps, { sender, raw, contentType: 'application/json', url: request.url, requestId: 'req-1' });
 }
 
 async function httpErrorOf(promise: Promise<unknown>): Promise<HttpError> {
