@@ -1,8 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError } from '../http/errors';
+import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { HandshakeAnswer, Provider, Reply, SignatureReason } from './provider';
+import { isKnownKind } from './catalogue';
 import { eventFilter } from './event-filter';
+import { reportUnknownKind } from './unknown-kind';
 import { providerNamed } from './registry';
 import { effectiveTolerance, type StoredProvider } from './trigger-field';
 import { rawJson } from './body';
@@ -81,7 +84,11 @@ export class ProviderGate {
     private readonly stored: StoredProvider,
     private readonly request: ProviderRequest,
     private readonly metrics: Metrics,
+    private readonly logger?: Logger,
   ) {}
+
+  /** The body as received, once its signature held: some kinds are read from it (Slack's form `payload`). */
+  private verifiedRaw?: Buffer;
 
   private head() {
     return {
@@ -111,6 +118,7 @@ export class ProviderGate {
   afterBody(raw: Buffer): Reply | undefined {
     const result = this.provider.verify({ ...this.head(), raw });
     if (!result.ok) throw signatureRefused(result.reason);
+    this.verifiedRaw = raw;
     const handshake = this.provider.handshake;
     if (!handshake || handshake.method !== 'POST' || !handshake.signed) return undefined;
     const answer = handshake.answer({ query: this.request.query, body: rawJson(raw), secret: result.secret, options: this.stored.options ?? {} });
@@ -119,7 +127,8 @@ export class ProviderGate {
 
   /** After parsing: the kind, whether `events` lets it through, and what is published. */
   classify(headers: IncomingHttpHeaders, body: unknown): Classified {
-    const kind = this.provider.kind(headers, body);
+    const kind = this.provider.kind(headers, body, this.verifiedRaw);
+    if (!isKnownKind(this.provider.name, kind)) reportUnknownKind(this.provider.name, kind, this.metrics, this.logger);
     if (this.stored.events && !eventFilter(this.stored.events).includes(kind)) {
       this.metrics.providerEventsIgnored.inc({ provider: this.provider.name });
       return { ignored: true, kind };
@@ -155,7 +164,7 @@ export class ProviderGate {
   }
 }
 
-export function openGate(stored: StoredProvider | undefined, request: ProviderRequest, metrics: Metrics): ProviderGate | undefined {
+export function openGate(stored: StoredProvider | undefined, request: ProviderRequest, metrics: Metrics, logger?: Logger): ProviderGate | undefined {
   const provider = stored && providerNamed(stored.name);
-  return provider && stored ? new ProviderGate(provider, stored, request, metrics) : undefined;
+  return provider && stored ? new ProviderGate(provider, stored, request, metrics, logger) : undefined;
 }

@@ -104,7 +104,8 @@ export interface Provider {
   /** The whole check over the raw body bytes, in constant time. */
   verify(request: SignedRequest): VerifyResult;
   handshake?: Handshake;
-  kind(headers: IncomingHttpHeaders, body: unknown): string;
+  /** One of the kinds its kinds file lists (contract §10); `raw` is the verified body as received. */
+  kind(headers: IncomingHttpHeaders, body: unknown, raw?: Buffer): string;
   deliveryId(headers: IncomingHttpHeaders, body: unknown): string | undefined;
   /** How a processed delivery is acknowledged; absent: contract §2. */
   acknowledgement?: 'empty' | 'twiml';

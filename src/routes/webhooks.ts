@@ -26,7 +26,7 @@ export function webhookRoutes(deps: AppDeps): Router {
     const path = req.params.path as string;
     const trigger = await deployedTrigger(deps, path);
     const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
-    const provider = openGate(trigger.provider, providerRequest(req, deps), deps.metrics);
+    const provider = openGate(trigger.provider, providerRequest(req, deps), deps.metrics, deps.logger);
 
     // Before the body: the token and a provider's signature headers (or its unsigned handshake).
     // A trigger without a signature is charged before its body; a signed one once the signature holds.
