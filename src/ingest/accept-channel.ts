@@ -24,5 +24,12 @@ export async function acceptChannelDelivery(deps: IngestDeps, delivery: ChannelD
     ? chat.parse(raw, { contentType: delivery.contentType, url: delivery.url, maxFields: deps.config.MAX_FIELDS })
     : parseJsonBytes(raw);
   const mapping = mapDelivery(chat.describes, () => chat.map(payload, ref));
-  return acceptChatEvents(deps, { provider: chat.channel, channelId: ref.channelId, mapping, requestId: delivery.requestId, trace: delivery.trace });
+  return acceptChatEvents(deps, {
+    provider: chat.channel,
+    channelId: ref.channelId,
+    scope: { workspaceId: ref.workspaceId, ...(ref.identity !== undefined && { identity: ref.identity }) },
+    mapping,
+    requestId: delivery.requestId,
+    trace: delivery.trace,
+  });
 }

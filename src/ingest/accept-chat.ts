@@ -24,6 +24,12 @@ const KEY_PREFIX: Record<ChatProvider, string> = { whatsapp: 'wa', twilio: 'tw',
 export interface ChatDelivery {
   provider: ChatProvider;
   channelId: string;
+  /**
+   * Who the channel is registered for: its workspace and the number, account or bot it receives
+   * for. Dedupe keys live under it (contract §5), so a channel id registered again for another
+   * bot or number does not inherit the old one's event ids.
+   */
+  scope: { workspaceId: string; identity?: string };
   /** The verified delivery, mapped by the channel's pure mapper. */
   mapping: ChatMapping;
   /** Only to correlate log lines with the access log. */
@@ -66,6 +72,12 @@ export function ackOutcome(ack: ChatAck): 'accepted' | 'duplicate' {
   return ack.published === 0 && ack.duplicates > 0 ? 'duplicate' : 'accepted';
 }
 
+/** `<provider>:<workspace>:<identity>:<channel>:<event>`; `-` when the registration names no identity (a Telegram channel without botId). */
+function chatStoreKey(delivery: ChatDelivery, dedupeKey: string): string {
+  const { workspaceId, identity } = delivery.scope;
+  return `${KEY_PREFIX[delivery.provider]}:${workspaceId}:${identity ?? '-'}:${delivery.channelId}:${dedupeKey}`;
+}
+
 interface Claimed {
   draft: ChatEventDraft;
   storeKey: string;
@@ -99,7 +111,7 @@ export async function acceptChatEvents(deps: IngestDeps, delivery: ChatDelivery)
 
   const claims = await Promise.allSettled(
     [...unique.values()].map(async (draft) => {
-      const storeKey = `${KEY_PREFIX[provider]}:${channelId}:${draft.dedupeKey}`;
+      const storeKey = chatStoreKey(delivery, draft.dedupeKey);
       return { draft, storeKey, claim: await claimOrDegrade(deps, storeKey, NO_BODY_HASH) };
     }),
   );

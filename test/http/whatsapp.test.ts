@@ -379,7 +379,7 @@ describe('WhatsApp signed deliveries (contract §3 POST, §4 chat events)', () =
 
   it('answers 503 while another request holds an event, publishes the rest, and the retry completes', async () => {
     const t = await freshApp();
-    const heldKey = `wa:${CHANNEL_ID}:wamid.H2`;
+    const heldKey = `wa:ws_1:${PHONE_NUMBER_ID}:${CHANNEL_ID}:wamid.H2`;
     expect(await t.deps.idempotency.claim(heldKey, 'holder', 'other', 60_000)).toEqual({ state: 'claimed' });
 
     const res = await postSigned(t, textBody(['wamid.H1', 'wamid.H2']));

@@ -112,7 +112,7 @@ describe('acceptWhatsApp', () => {
     for (const call of publisher.calls) call.resolve();
     await expect(pending).resolves.toEqual({ received: 8, published: 8, duplicates: 0, foreign: 1, invalid: 0, ignored: 0 });
     expect(complete).toHaveBeenCalledTimes(8);
-    expect(complete.mock.calls.map((c) => c[0])).toContain(`wa:${CHANNEL_ID}:wamid.BATCH.OUT1:delivered`);
+    expect(complete.mock.calls.map((c) => c[0])).toContain(`wa:ws_u:106540352242922:${CHANNEL_ID}:wamid.BATCH.OUT1:delivered`);
     for (const [, , , response, ttl] of complete.mock.calls) {
       expect(ttl).toBe(CHAT_DEDUPE_WINDOW_MS);
       expect(response.status).toBe(200);
@@ -174,7 +174,7 @@ describe('acceptWhatsApp', () => {
     expect(error.reason).toBe('sink_unavailable');
     expect(error.details).toEqual({ missing: 1 });
     expect(complete).toHaveBeenCalledTimes(7);
-    expect(release.mock.calls).toEqual([[`wa:${CHANNEL_ID}:wamid.BATCH.A3`, expect.any(String)]]);
+    expect(release.mock.calls).toEqual([[`wa:ws_u:106540352242922:${CHANNEL_ID}:wamid.BATCH.A3`, expect.any(String)]]);
 
     const retry = acceptWhatsApp(deps, delivery());
     await nextTick();
@@ -192,8 +192,8 @@ describe('acceptWhatsApp', () => {
     publisher.calls[0].reject(new PublishError('too_large', 'record too large'));
     for (const call of publisher.calls.slice(1)) call.resolve();
     expect((await httpErrorOf(pending)).code).toBe('PAYLOAD_TOO_LARGE');
-    await expect(idempotency.claim(`wa:${CHANNEL_ID}:wamid.BATCH.A1`, 'probe', 'x', 1000)).resolves.toEqual({ state: 'claimed' });
-    await expect(idempotency.claim(`wa:${CHANNEL_ID}:wamid.BATCH.A2`, 'probe', 'x', 1000)).resolves.toMatchObject({ state: 'completed' });
+    await expect(idempotency.claim(`wa:ws_u:106540352242922:${CHANNEL_ID}:wamid.BATCH.A1`, 'probe', 'x', 1000)).resolves.toEqual({ state: 'claimed' });
+    await expect(idempotency.claim(`wa:ws_u:106540352242922:${CHANNEL_ID}:wamid.BATCH.A2`, 'probe', 'x', 1000)).resolves.toMatchObject({ state: 'completed' });
   });
 
   it('answers 503 rather than 413 when a record was too large and another is merely missing', async () => {
