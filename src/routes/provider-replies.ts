@@ -4,6 +4,7 @@ import type { ProviderRequest } from '../providers/gate';
 import { getHandshake } from '../providers/gate';
 import type { Reply } from '../providers/provider';
 import { PATH_PATTERN } from '../registry/schemas';
+import { ingressGate } from './ingress-gate';
 import { lookup } from './lookup';
 
 /** The request as a provider sees it; the URL is the public one the sender called (Twilio signs it). */
@@ -20,9 +21,17 @@ export function sendReply(res: Response, reply: Reply & { outcome?: string; even
   else res.send(reply.body);
 }
 
-/** GET on a trigger path: only a provider's GET handshake is answered (contract §2.2, §10). */
+/**
+ * GET on a trigger path: only a provider's GET handshake is answered (contract §2.2, §10). A
+ * wrong verify token is a failed authentication like a wrong signature: counted, and a client
+ * that failed too often is refused 429 `auth_throttled` before its token is looked at.
+ */
 export async function answerGet(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const path = req.params.path as string;
   const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
-  sendReply(res, getHandshake(trigger?.deployed ? trigger.provider : undefined, providerRequest(req, deps)));
+  const request = providerRequest(req, deps);
+  if (!trigger?.deployed || !trigger.provider) return sendReply(res, getHandshake(undefined, request));
+  const stored = trigger.provider;
+  const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
+  sendReply(res, await gate.verify(() => getHandshake(stored, request)));
 }
