@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { embeddedJson, field, joinKind, text } from './body';
 import type { Provider } from './provider';
-import { v0TimestampHmac } from './v0-timestamp';
+import { v0TimestampHmac } from './schemes/v0-timestamp';
 
 const SIGNATURE = 'x-slack-signature';
 const TIMESTAMP = 'x-slack-request-timestamp';

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { field, idText, isObject, UNKNOWN_KIND } from './body';
 import { tooLongToAnswer } from './echo';
 import type { Provider } from './provider';
-import { hmac } from './signing';
-import { rawBodyHmac } from './raw-body-hmac';
+import { hmac } from './schemes/signing';
+import { rawBodyHmac } from './schemes/raw-body-hmac';
 
 function eventsKey(body: unknown): string | undefined {
   return isObject(body) ? Object.keys(body).find((key) => key.endsWith('_events')) : undefined;

@@ -4,7 +4,7 @@ import { field, isObject, joinKind, text } from '../body';
 import { plainTextEcho } from '../echo';
 import { secretMatches } from '../../security';
 import type { Provider } from '../provider';
-import { rawBodyHmac } from '../raw-body-hmac';
+import { rawBodyHmac } from '../schemes/raw-body-hmac';
 import { whatsappChat } from './chat';
 
 const SIGNATURE = 'x-hub-signature-256';

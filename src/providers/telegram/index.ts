@@ -1,6 +1,6 @@
 import { idText, isObject, UNKNOWN_KIND } from '../body';
 import type { Provider } from '../provider';
-import { tokenScheme } from '../token-check';
+import { tokenScheme } from '../schemes/token-check';
 import { telegramChat } from './chat';
 
 const TOKEN = 'x-telegram-bot-api-secret-token';

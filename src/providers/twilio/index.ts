@@ -1,6 +1,6 @@
 import { text } from '../body';
 import type { Provider, RequestHead } from '../provider';
-import { header } from '../signing';
+import { header } from '../schemes/signing';
 import { twilioChat } from './chat';
 import { presentedTwilioSignature, TWILIO_SIGNATURE_HEADER, verifyTwilio } from './signature';
 

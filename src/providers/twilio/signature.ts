@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { parse as parseLegacyQuery, stringify as stringifyLegacyQuery } from 'node:querystring';
 import { sameBytes } from '../../security';
 import type { SignedRequest, VerifyResult } from '../provider';
-import { fromBase64, header, matchAny, refused } from '../signing';
+import { fromBase64, header, matchAny, refused } from '../schemes/signing';
 
 export const TWILIO_SIGNATURE_HEADER = 'x-twilio-signature';
 

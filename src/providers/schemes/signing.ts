@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { sameBytes, sameText } from '../security';
-import type { SignatureReason, VerifyResult } from './provider';
+import { sameBytes, sameText } from '../../security';
+import type { SignatureReason, VerifyResult } from '../provider';
 
 export type Algorithm = 'sha1' | 'sha256' | 'sha512';
 
