@@ -27,7 +27,7 @@ export async function acceptChannelDelivery(deps: IngestDeps, delivery: ChannelD
   return acceptChatEvents(deps, {
     provider: chat.channel,
     channelId: ref.channelId,
-    scope: { workspaceId: ref.workspaceId, ...(ref.identity !== undefined && { identity: ref.identity }) },
+    scope: { keyPrefix: chat.dedupePrefix, workspaceId: ref.workspaceId, ...(ref.identity !== undefined && { identity: ref.identity }) },
     mapping,
     requestId: delivery.requestId,
     trace: delivery.trace,

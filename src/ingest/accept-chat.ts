@@ -18,9 +18,6 @@ const NO_BODY_HASH = '';
 /** How many skipped items one log line names, and schema issues one 400 body lists. */
 const MAX_LOGGED_ITEMS = 20;
 
-/** The idempotency-key namespace of each provider's events (scoped per channel below it). */
-const KEY_PREFIX: Record<ChatProvider, string> = { whatsapp: 'wa', twilio: 'tw', telegram: 'tg' };
-
 export interface ChatDelivery {
   provider: ChatProvider;
   channelId: string;
@@ -29,7 +26,7 @@ export interface ChatDelivery {
    * for. Dedupe keys live under it (contract §5), so a channel id registered again for another
    * bot or number does not inherit the old one's event ids.
    */
-  scope: { workspaceId: string; identity?: string };
+  scope: { keyPrefix: string; workspaceId: string; identity?: string };
   /** The verified delivery, mapped by the channel's pure mapper. */
   mapping: ChatMapping;
   /** Only to correlate log lines with the access log. */
@@ -74,8 +71,8 @@ export function ackOutcome(ack: ChatAck): 'accepted' | 'duplicate' {
 
 /** `<provider>:<workspace>:<identity>:<channel>:<event>`; `-` when the registration names no identity (a Telegram channel without botId). */
 function chatStoreKey(delivery: ChatDelivery, dedupeKey: string): string {
-  const { workspaceId, identity } = delivery.scope;
-  return `${KEY_PREFIX[delivery.provider]}:${workspaceId}:${identity ?? '-'}:${delivery.channelId}:${dedupeKey}`;
+  const { keyPrefix, workspaceId, identity } = delivery.scope;
+  return `${keyPrefix}:${workspaceId}:${identity ?? '-'}:${delivery.channelId}:${dedupeKey}`;
 }
 
 interface Claimed {

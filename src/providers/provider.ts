@@ -67,6 +67,8 @@ export interface ChannelRef {
 export interface ChatSide {
   /** The channel route's provider name: `whatsapp` for Meta. */
   channel: ChatProvider;
+  /** The namespace of its chat dedupe keys (`wa`, `tw`, `tg`). */
+  dedupePrefix: string;
   /** What the delivery is called in a 400 (`not a <describes>`). */
   describes: string;
   /** A registered channel as the preset's secrets and options, and who it is registered for. */

@@ -4,6 +4,7 @@ import { mapTelegramUpdate } from './map';
 /** A Telegram bot as a chat channel (contract §11): same secret-token check as the `telegram` preset. */
 export const telegramChat: ChatSide = {
   channel: 'telegram',
+  dedupePrefix: 'tg',
   describes: 'Telegram Bot API update',
   credentials(channel) {
     if (channel.provider !== 'telegram') throw new Error(`not a Telegram channel: ${channel.provider}`);

@@ -5,6 +5,7 @@ import { mapTwilioCallback, type TwilioFields } from './map';
 /** Twilio Messaging as a chat channel (contract §11): same signature check as the `twilio` preset. */
 export const twilioChat: ChatSide = {
   channel: 'twilio',
+  dedupePrefix: 'tw',
   describes: 'Twilio Messaging callback',
   credentials(channel) {
     if (channel.provider !== 'twilio') throw new Error(`not a Twilio channel: ${channel.provider}`);
