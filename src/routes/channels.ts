@@ -4,6 +4,7 @@ import { HttpError } from '../http/errors';
 import { sendJson } from '../http/send-json';
 import { ackOutcome, type ChatAck } from '../ingest/accept-chat';
 import { acceptChannelDelivery } from '../ingest/accept-channel';
+import { admit } from '../ingress/pipeline';
 import { channelGate, channelHandshake, channelSender, type ChannelSender } from '../providers/channel-gate';
 import { PROVIDERS } from '../providers/registry';
 import type { StoredChannel } from '../registry/schemas';
@@ -46,22 +47,18 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
     return sendReply(res, reply);
   }
 
-  // Header checks before the body, the signature over the raw bytes after it; only then is quota spent.
   const provider = channelGate(sender, request, deps.metrics);
-  await gate.verify(() => provider.beforeBody());
-  const raw = await gate.readBody(deps.config[sender.chat.bodyLimitSetting ?? 'MAX_BODY_BYTES']);
-  await gate.verify(() => provider.afterBody(raw));
-  await gate.charge(buckets);
-  gate.reserveParseMemory(raw, req.headers['content-type']);
-  const ack = await acceptChannelDelivery(deps, {
-    sender,
-    raw,
+  const admitted = await admit(gate, {
+    buckets,
+    bodyLimit: deps.config[sender.chat.bodyLimitSetting ?? 'MAX_BODY_BYTES'],
     contentType: req.headers['content-type'],
-    url: request.url,
-    requestId: res.locals.requestId,
-    trace: res.locals.trace,
+    checkHeaders: () => provider.beforeBody(),
+    checkBody: (raw) => provider.afterBody(raw),
+    accept: (raw) =>
+      acceptChannelDelivery(deps, { sender, raw, contentType: req.headers['content-type'], url: request.url, requestId: res.locals.requestId, trace: res.locals.trace }),
   });
-  sendAck(res, sender, ack);
+  if ('reply' in admitted) return sendReply(res, admitted.reply);
+  sendAck(res, sender, admitted.result);
 }
 
 /** Twilio reads empty TwiML; Meta and Telegram ignore the body, and the counts help whoever replays a delivery by hand. */
