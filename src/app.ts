@@ -5,10 +5,8 @@ import { requestContext } from './http/request-context';
 import { adminRoutes } from './routes/admin';
 import { healthRoutes, livenessRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
-import { telegramRoutes } from './routes/telegram';
-import { twilioRoutes } from './routes/twilio';
+import { channelRoutes } from './routes/channels';
 import { webhookRoutes } from './routes/webhooks';
-import { whatsappRoutes } from './routes/whatsapp';
 import { openapiRoutes } from './routes/openapi';
 import { passThroughTracing } from './tracing/tracing';
 
@@ -20,9 +18,7 @@ export function createApp(deps: AppDeps): express.Express {
   const app = baseApp(deps);
   app.use(livenessRoutes());
   app.use(webhookRoutes(deps));
-  app.use(whatsappRoutes(deps));
-  app.use(telegramRoutes(deps));
-  app.use(twilioRoutes(deps));
+  app.use(channelRoutes(deps));
   return finish(app, deps);
 }
 

@@ -4,10 +4,26 @@ export function sha256Hex(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+function sha256(data: string | Buffer): Buffer {
+  return createHash('sha256').update(data).digest();
+}
+
+/**
+ * The one constant-time comparison of the gateway: every signature, token and hash check ends
+ * here. Bytes of different lengths are refused without comparing: callers compare digests or
+ * signatures whose length is fixed by the algorithm, never a secret's own length.
+ */
+export function sameBytes(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Two texts (tokens of any length): both hashed first, so neither content nor length leaks through timing. */
+export function sameText(presented: string, secret: string): boolean {
+  return sameBytes(sha256(presented), sha256(secret)) && presented.length === secret.length;
+}
+
 /** Compares a presented secret with a stored SHA-256 in constant time (equal-length digests). */
 export function secretMatches(presented: string | undefined, storedHash: string): boolean {
   if (presented === undefined || presented === '') return false;
-  const a = createHash('sha256').update(presented).digest();
-  const b = Buffer.from(storedHash, 'hex');
-  return b.length === a.length && timingSafeEqual(a, b);
+  return sameBytes(sha256(presented), Buffer.from(storedHash, 'hex'));
 }

@@ -1,4 +1,4 @@
-import { ChatPayloadError, type ChatEventDraft, type ChatMapping, type ChatProvider } from '../channels/chat-event';
+import { ChatPayloadError, type ChatEventDraft, type ChatMapping, type ChatProvider } from '../providers/chat-event';
 import { HttpError } from '../http/errors';
 import type { Reason } from '../http/reasons';
 import { topicName } from '../publish/topics';
@@ -18,12 +18,15 @@ const NO_BODY_HASH = '';
 /** How many skipped items one log line names, and schema issues one 400 body lists. */
 const MAX_LOGGED_ITEMS = 20;
 
-/** The idempotency-key namespace of each provider's events (scoped per channel below it). */
-const KEY_PREFIX: Record<ChatProvider, string> = { whatsapp: 'wa', twilio: 'tw', telegram: 'tg' };
-
 export interface ChatDelivery {
   provider: ChatProvider;
   channelId: string;
+  /**
+   * Who the channel is registered for: its workspace and the number, account or bot it receives
+   * for. Dedupe keys live under it (contract §5), so a channel id registered again for another
+   * bot or number does not inherit the old one's event ids.
+   */
+  scope: { keyPrefix: string; workspaceId: string; identity?: string };
   /** The verified delivery, mapped by the channel's pure mapper. */
   mapping: ChatMapping;
   /** Only to correlate log lines with the access log. */
@@ -66,6 +69,12 @@ export function ackOutcome(ack: ChatAck): 'accepted' | 'duplicate' {
   return ack.published === 0 && ack.duplicates > 0 ? 'duplicate' : 'accepted';
 }
 
+/** `<provider>:<workspace>:<identity>:<channel>:<event>`; `-` when the registration names no identity (a Telegram channel without botId). */
+function chatStoreKey(delivery: ChatDelivery, dedupeKey: string): string {
+  const { keyPrefix, workspaceId, identity } = delivery.scope;
+  return `${keyPrefix}:${workspaceId}:${identity ?? '-'}:${delivery.channelId}:${dedupeKey}`;
+}
+
 interface Claimed {
   draft: ChatEventDraft;
   storeKey: string;
@@ -99,7 +108,7 @@ export async function acceptChatEvents(deps: IngestDeps, delivery: ChatDelivery)
 
   const claims = await Promise.allSettled(
     [...unique.values()].map(async (draft) => {
-      const storeKey = `${KEY_PREFIX[provider]}:${channelId}:${draft.dedupeKey}`;
+      const storeKey = chatStoreKey(delivery, draft.dedupeKey);
       return { draft, storeKey, claim: await claimOrDegrade(deps, storeKey, NO_BODY_HASH) };
     }),
   );

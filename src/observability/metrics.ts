@@ -72,6 +72,12 @@ export function createMetrics() {
       labelNames: ['provider'] as const,
       registers: [registry],
     }),
+    providerUnknownKinds: new Counter({
+      name: 'igw_provider_unknown_kinds_total',
+      help: 'Verified provider deliveries whose derived kind the provider catalogue does not list (unknown_kind): published unless a glob excludes them, and logged',
+      labelNames: ['provider'] as const,
+      registers: [registry],
+    }),
     providerEventsIgnored: new Counter({
       name: 'igw_provider_events_ignored_total',
       help: 'Verified provider deliveries whose kind the trigger\'s events globs filter out: answered 200, not published',

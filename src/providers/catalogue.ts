@@ -63,6 +63,19 @@ export function kindsOf(name: string): KindsFile {
   return BY_PROVIDER.get(name) ?? { provider: name, sources: [], open: true, kinds: [] };
 }
 
+const KNOWN = new Map(FILES.map((file) => [file.provider, new Set(file.kinds)]));
+
+/**
+ * Whether the catalogue lists this kind for the provider (contract §10): a documented kind, a
+ * kind under one of its user-defined prefixes, or any kind of a sender that defines its own.
+ */
+export function isKnownKind(name: string, kind: string): boolean {
+  const file = kindsOf(name);
+  if (file.open) return true;
+  if (KNOWN.get(name)?.has(kind)) return true;
+  return file.openPrefixes?.some((prefix) => kind.startsWith(prefix)) ?? false;
+}
+
 /** One row of GET /admin/providers. */
 export function catalogueEntry(provider: Provider) {
   const file = kindsOf(provider.name);

@@ -1,6 +1,6 @@
 import { plainTextEcho } from './echo';
 import type { Provider } from './provider';
-import { rawBodyHmac } from './raw-body-hmac';
+import { rawBodyHmac } from './schemes/raw-body-hmac';
 
 export const dropbox: Provider = {
   name: 'dropbox',

@@ -1,8 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { HttpError } from '../http/errors';
+import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { HandshakeAnswer, Provider, Reply, SignatureReason } from './provider';
+import { isKnownKind } from './catalogue';
 import { eventFilter, MAX_KIND_LENGTH } from './event-filter';
+import { reportUnknownKind } from './unknown-kind';
 import { providerNamed } from './registry';
 import { effectiveTolerance, type StoredProvider } from './trigger-field';
 import { rawJson } from './body';
@@ -59,7 +62,8 @@ function methodNotAllowed(): HttpError {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-function answered(answer: HandshakeAnswer): Reply {
+/** A handshake's answer as the reply, or 403 / 400 (a challenge the gateway will not echo). */
+export function handshakeReply(answer: HandshakeAnswer): Reply {
   if (answer === 'forbidden') throw new HttpError('verification_failed', 'the verify token does not match');
   if (answer === 'invalid') throw new HttpError('invalid_handshake', 'the challenge is not one the gateway answers (too long, or characters the provider never sends)');
   return answer;
@@ -80,7 +84,7 @@ export function getHandshake(stored: StoredProvider | undefined, request: Provid
   if (!stored || !handshake || handshake.method !== 'GET') throw methodNotAllowed();
   const answer = handshake.answer({ query: request.query, body: undefined, secret: stored.secrets[0], options: stored.options ?? {} });
   if (answer === undefined) throw methodNotAllowed();
-  return answered(answer);
+  return handshakeReply(answer);
 }
 
 /**
@@ -95,7 +99,11 @@ export class ProviderGate {
     private readonly stored: StoredProvider,
     private readonly request: ProviderRequest,
     private readonly metrics: Metrics,
+    private readonly logger?: Logger,
   ) {}
+
+  /** The body as received, once its signature held: some kinds are read from it (Slack's form `payload`). */
+  private verifiedRaw?: Buffer;
 
   private head() {
     return {
@@ -114,7 +122,7 @@ export class ProviderGate {
     const handshake = this.provider.handshake;
     if (handshake && handshake.method === 'POST' && !handshake.signed) {
       const answer = handshake.answer({ query: this.request.query, body: undefined, secret: this.stored.secrets[0], options: this.stored.options ?? {} });
-      if (answer !== undefined) return answered(answer);
+      if (answer !== undefined) return handshakeReply(answer);
     }
     const reason = this.provider.precheck(this.head());
     if (reason) throw signatureRefused(reason);
@@ -125,18 +133,20 @@ export class ProviderGate {
   afterBody(raw: Buffer): Reply | undefined {
     const result = this.provider.verify({ ...this.head(), raw });
     if (!result.ok) throw signatureRefused(result.reason);
+    this.verifiedRaw = raw;
     const handshake = this.provider.handshake;
     if (!handshake || handshake.method !== 'POST' || !handshake.signed) return undefined;
     const answer = handshake.answer({ query: this.request.query, body: rawJson(raw), secret: result.secret, options: this.stored.options ?? {} });
-    return answer === undefined ? undefined : answered(answer);
+    return answer === undefined ? undefined : handshakeReply(answer);
   }
 
   /** After parsing: the kind, whether `events` lets it through, and what is published. */
   classify(headers: IncomingHttpHeaders, body: unknown): Classified {
-    const kind = this.provider.kind(headers, body);
+    const kind = this.provider.kind(headers, body, this.verifiedRaw);
     if (kind.length > MAX_KIND_LENGTH) {
       throw new HttpError('kind_too_long', `the event kind is longer than ${MAX_KIND_LENGTH} characters`, { length: kind.length });
     }
+    if (!isKnownKind(this.provider.name, kind)) reportUnknownKind(this.provider.name, kind, this.metrics, this.logger);
     if (this.stored.events && !eventFilter(this.stored.events).includes(kind)) {
       this.metrics.providerEventsIgnored.inc({ provider: this.provider.name });
       return { ignored: true, kind };
@@ -190,7 +200,7 @@ export function signatureFreshnessSeconds(stored: StoredProvider | undefined): n
   return provider && stored && signsTimestamp(provider, stored) ? effectiveTolerance(stored) : 0;
 }
 
-export function openGate(stored: StoredProvider | undefined, request: ProviderRequest, metrics: Metrics): ProviderGate | undefined {
+export function openGate(stored: StoredProvider | undefined, request: ProviderRequest, metrics: Metrics, logger?: Logger): ProviderGate | undefined {
   const provider = stored && providerNamed(stored.name);
-  return provider && stored ? new ProviderGate(provider, stored, request, metrics) : undefined;
+  return provider && stored ? new ProviderGate(provider, stored, request, metrics, logger) : undefined;
 }

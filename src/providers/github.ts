@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { embeddedJson, field, joinKind, text } from './body';
 import type { Provider } from './provider';
-import { rawBodyHmac } from './raw-body-hmac';
-import { header } from './signing';
+import { rawBodyHmac } from './schemes/raw-body-hmac';
+import { header } from './schemes/signing';
 
 const SIGNATURE = 'x-hub-signature-256';
 

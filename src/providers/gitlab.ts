@@ -1,7 +1,7 @@
 import { joinKind, text } from './body';
 import type { Provider } from './provider';
-import { header } from './signing';
-import { tokenScheme } from './token-check';
+import { header } from './schemes/signing';
+import { tokenScheme } from './schemes/token-check';
 
 const TOKEN = 'x-gitlab-token';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { joinKind, text } from './body';
 import type { Provider, RequestHead } from './provider';
-import { decode, header, hmac as mac, matchAny, refused, timestampProblem, unixSeconds, type Algorithm } from './signing';
+import { decode, header, hmac as mac, matchAny, refused, timestampProblem, unixSeconds, type Algorithm } from './schemes/signing';
 
 const headerName = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name').transform((name) => name.toLowerCase());
 

@@ -1,6 +1,6 @@
 import { joinKind, text } from './body';
 import type { Provider } from './provider';
-import { rawBodyHmac } from './raw-body-hmac';
+import { rawBodyHmac } from './schemes/raw-body-hmac';
 
 export const intercom: Provider = {
   name: 'intercom',

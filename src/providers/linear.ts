@@ -1,6 +1,6 @@
 import { field, joinKind, rawJson, text } from './body';
 import type { Provider, RequestHead } from './provider';
-import { fromHex, header, hmac, matchAny, refused, timestampProblem } from './signing';
+import { fromHex, header, hmac, matchAny, refused, timestampProblem } from './schemes/signing';
 
 const SIGNATURE = 'linear-signature';
 

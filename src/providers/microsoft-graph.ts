@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { field, isObject, rawJson, text, UNKNOWN_KIND } from './body';
 import { plainTextEcho } from './echo';
 import type { Provider } from './provider';
-import { equalToken } from './signing';
+import { equalToken } from './schemes/signing';
 
 function notifications(body: unknown): unknown[] | undefined {
   const value = field(body, 'value');

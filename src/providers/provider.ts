@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
+import type { StoredChannel } from '../registry/schemas';
+import type { ChatMapping, ChatProvider } from './chat-event';
 
 /**
  * Why a signed delivery was refused (401, `details.reason`, src/http/reasons.ts): no usable
@@ -49,6 +51,37 @@ export interface Handshake {
   answer(input: { query: Record<string, unknown>; body: unknown; secret: string; options: Record<string, unknown> }): HandshakeAnswer | undefined;
 }
 
+/** Who a chat channel is registered for, as its mapper and its dedupe keys see it. */
+export interface ChannelRef {
+  channelId: string;
+  workspaceId: string;
+  inboxId: string;
+  /** The number, account or bot the channel receives for (phone_number_id, AccountSid, bot id), when known. */
+  identity?: string;
+}
+
+/**
+ * The chat side of a sender that is also a phone-messaging channel (contract §3, §11). The
+ * channel route verifies and shakes hands with the sender's own `verify` / `handshake`, fed
+ * with `credentials`, so a delivery valid on one route is valid on the other (§10).
+ */
+export interface ChatSide {
+  /** The channel route's provider name: `whatsapp` for Meta. */
+  channel: ChatProvider;
+  /** The namespace of its chat dedupe keys (`wa`, `tw`, `tg`). */
+  dedupePrefix: string;
+  /** What the delivery is called in a 400 (`not a <describes>`). */
+  describes: string;
+  /** A registered channel as the preset's secrets and options, and who it is registered for. */
+  credentials(channel: StoredChannel): { secrets: string[]; options: Record<string, unknown>; identity?: string };
+  /** The setting that limits this channel's body (default MAX_BODY_BYTES). */
+  bodyLimitSetting?: 'WHATSAPP_MAX_BODY_BYTES';
+  /** The verified raw body → the payload `map` reads; absent: JSON. Throws HttpError 400/413/415. */
+  parse?(raw: Buffer, request: { contentType: string | undefined; url: string; maxFields: number }): unknown;
+  /** Pure: a verified, parsed payload → chat events; throws ChatPayloadError when it is not this sender's at all. */
+  map(payload: unknown, channel: ChannelRef): ChatMapping;
+}
+
 /**
  * One signed sender (contract §10). A preset knows its signature scheme, its handshake, how to
  * read the event kind and the delivery id, and how the sender wants to be acknowledged; the
@@ -82,10 +115,13 @@ export interface Provider {
   /** The whole check over the raw body bytes, in constant time. */
   verify(request: SignedRequest): VerifyResult;
   handshake?: Handshake;
-  kind(headers: IncomingHttpHeaders, body: unknown): string;
+  /** One of the kinds its kinds file lists (contract §10); `raw` is the verified body as received. */
+  kind(headers: IncomingHttpHeaders, body: unknown, raw?: Buffer): string;
   /** Removes, in place, a secret the sender puts inside the body (Graph's clientState), once it is checked: never published. */
   stripSecrets?(body: unknown): void;
   deliveryId(headers: IncomingHttpHeaders, body: unknown): string | undefined;
   /** How a processed delivery is acknowledged; absent: contract §2. */
   acknowledgement?: 'empty' | 'twiml';
+  /** For a sender that is also a chat channel: its mapping to chat events. */
+  chat?: ChatSide;
 }

@@ -1,7 +1,7 @@
 import { joinKind, text } from './body';
 import type { Provider } from './provider';
-import { header } from './signing';
-import { rawBodyHmac } from './raw-body-hmac';
+import { header } from './schemes/signing';
+import { rawBodyHmac } from './schemes/raw-body-hmac';
 
 export const sentry: Provider = {
   name: 'sentry',

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { joinKind } from './body';
 import type { Provider, RequestHead } from './provider';
-import { fromBase64, header, hmac, matchAny, refused } from './signing';
+import { fromBase64, header, hmac, matchAny, refused } from './schemes/signing';
 
 /** Classic webhooks send `X-Shopify-*`; "events" deliveries send the same names lower-case without `x-`. */
 function shopifyHeader(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -1,6 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { embeddedJson, field, joinKind, text } from './body';
 import type { Provider } from './provider';
-import { v0TimestampHmac } from './v0-timestamp';
+import { v0TimestampHmac } from './schemes/v0-timestamp';
 
 const SIGNATURE = 'x-slack-signature';
 const TIMESTAMP = 'x-slack-request-timestamp';
@@ -8,6 +9,16 @@ const TIMESTAMP = 'x-slack-request-timestamp';
 /** Interactivity arrives as a form with the JSON in `payload`. */
 function interaction(body: unknown): unknown {
   return embeddedJson(field(body, 'payload'));
+}
+
+/**
+ * The `payload` field of a form body, read from the bytes Slack signed: the body parser unwraps
+ * a lone `payload=` into its JSON, which would make a click look like an Events API body.
+ */
+function formPayload(headers: IncomingHttpHeaders, raw: Buffer | undefined): unknown {
+  const type = String(headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (!raw || type !== 'application/x-www-form-urlencoded') return undefined;
+  return embeddedJson(new URLSearchParams(raw.toString('utf8')).get('payload') ?? undefined);
 }
 
 const scheme = v0TimestampHmac({ signatureHeader: SIGNATURE, timestampHeader: TIMESTAMP });
@@ -32,7 +43,9 @@ export const slack: Provider = {
       return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ challenge }) };
     },
   },
-  kind(_headers, body) {
+  kind(headers, body, raw) {
+    const clicked = text(formPayload(headers, raw), 'type');
+    if (clicked) return `interactive.${clicked}`;
     const type = text(body, 'type');
     if (type === 'event_callback') return joinKind(text(body, 'event', 'type'), text(body, 'event', 'subtype'));
     if (type) return type;

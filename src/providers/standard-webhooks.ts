@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { joinKind, text } from './body';
 import type { Provider, RequestHead } from './provider';
-import { fromBase64, header, hmac, matchAny, refused, timestampProblem, unixSeconds } from './signing';
+import { fromBase64, header, hmac, matchAny, refused, timestampProblem, unixSeconds } from './schemes/signing';
 
 const SECRET_PREFIX = 'whsec_';
 

@@ -1,6 +1,6 @@
 import { joinKind, text } from './body';
 import type { Provider, RequestHead } from './provider';
-import { fromHex, header, hmac, matchAny, refused, timestampProblem, unixSeconds } from './signing';
+import { fromHex, header, hmac, matchAny, refused, timestampProblem, unixSeconds } from './schemes/signing';
 
 const SIGNATURE = 'stripe-signature';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { field, idText, isObject, rawJson, UNKNOWN_KIND } from './body';
 import type { Provider } from './provider';
-import { hmac, refused } from './signing';
-import { rawBodyHmac } from './raw-body-hmac';
+import { hmac, refused } from './schemes/signing';
+import { rawBodyHmac } from './schemes/raw-body-hmac';
 
 /**
  * The CRC answer is HMAC(consumer secret, crc_token), exactly the signature of a delivery whose

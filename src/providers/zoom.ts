@@ -1,7 +1,7 @@
 import { idText, joinKind, text } from './body';
 import type { Provider } from './provider';
-import { hmac, unixSeconds } from './signing';
-import { v0TimestampHmac } from './v0-timestamp';
+import { hmac, unixSeconds } from './schemes/signing';
+import { v0TimestampHmac } from './schemes/v0-timestamp';
 
 const SIGNATURE = 'x-zm-signature';
 const TIMESTAMP = 'x-zm-request-timestamp';

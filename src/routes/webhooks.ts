@@ -5,6 +5,7 @@ import { HttpError } from '../http/errors';
 import { sendJson } from '../http/send-json';
 import { acceptUpload } from '../ingest/accept-upload';
 import { acceptWebhook, type WebhookAck } from '../ingest/accept-webhook';
+import { admit } from '../ingress/pipeline';
 import { openGate } from '../providers/gate';
 import type { Bucket } from '../ratelimit/limiter';
 import { PATH_PATTERN, type StoredTrigger } from '../registry/schemas';
@@ -26,37 +27,34 @@ export function webhookRoutes(deps: AppDeps): Router {
     const path = req.params.path as string;
     const trigger = await deployedTrigger(deps, path);
     const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
-    const provider = openGate(trigger.provider, providerRequest(req, deps), deps.metrics);
-
-    // Before the body: the token and a provider's signature headers (or its unsigned handshake).
-    // A trigger without a signature is charged before its body; a signed one once the signature holds.
-    if (!provider) {
-      const buckets = triggerBuckets(deps.config, path, trigger);
-      await (trigger.auth ? gate.verifyThenCharge(() => checkToken(req, trigger), buckets) : gate.charge(buckets));
-    } else {
-      if (trigger.auth) await gate.verify(() => checkToken(req, trigger));
-      const early = await gate.verify(() => provider.beforeBody());
-      if (early) return sendReply(res, early);
-    }
-    if (!provider && streamsFiles(deps, req)) return sendAck(res, await acceptUpload(deps, uploadRequest(req, res, path, trigger, gate)));
-    const raw = await gate.readBody(deps.config.MAX_BODY_BYTES);
-    if (provider) {
-      const handshake = await gate.verify(() => provider.afterBody(raw));
-      if (handshake) return sendReply(res, handshake);
-      await gate.charge(triggerBuckets(deps.config, path, trigger));
-    }
-    gate.reserveParseMemory(raw, req.headers['content-type']);
-
-    const ack = await acceptWebhook(deps, {
-      path,
-      trigger,
-      method: req.method,
-      headers: req.headers,
-      query: req.query as Record<string, unknown>,
-      raw,
-      provider,
-      trace: res.locals.trace,
+    const provider = openGate(trigger.provider, providerRequest(req, deps), deps.metrics, deps.logger);
+    const admitted = await admit(gate, {
+      buckets: triggerBuckets(deps.config, path, trigger),
+      bodyLimit: deps.config.MAX_BODY_BYTES,
+      contentType: req.headers['content-type'],
+      // The token and a provider's signature headers (or its unsigned handshake).
+      ...((trigger.auth || provider) && {
+        checkHeaders: () => {
+          checkToken(req, trigger);
+          return provider?.beforeBody();
+        },
+      }),
+      ...(provider && { checkBody: (raw: Buffer) => provider.afterBody(raw) }),
+      ...(!provider && streamsFiles(deps, req) && { acceptStream: () => acceptUpload(deps, uploadRequest(req, res, path, trigger, gate)) }),
+      accept: (raw) =>
+        acceptWebhook(deps, {
+          path,
+          trigger,
+          method: req.method,
+          headers: req.headers,
+          query: req.query as Record<string, unknown>,
+          raw,
+          provider,
+          trace: res.locals.trace,
+        }),
     });
+    if ('reply' in admitted) return sendReply(res, admitted.reply);
+    const ack = admitted.result;
     if (provider) return sendReply(res, provider.reply(ack));
     if ('ignored' in ack) throw new Error('only a provider gate filters deliveries');
     sendAck(res, ack);

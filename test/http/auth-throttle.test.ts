@@ -5,7 +5,7 @@
  * the tenant's own quota.
  */
 import request from 'supertest';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { ADMIN_TOKEN, testApp } from '../helpers/app';
 import { expectError, expectRateLimitHeaders, hookUrl, triggerInput, TRIGGER_TOKEN } from '../helpers/http';
 
@@ -114,5 +114,26 @@ describe('failed authentications are throttled per client address (issue 9, item
     for (let i = 0; i < 4; i++) await post(t, ATTACKER, `guess-${i}`);
     const neighbour = await request(t.app).post(hookUrl('neighbour')).set('X-Forwarded-For', ATTACKER).set('Authorization', `Bearer ${TRIGGER_TOKEN}`).send({});
     expect(neighbour.status).toBe(200);
+  });
+});
+
+describe('provider GET handshakes with a wrong verify token are failed authentications (issue 20, item 13)', () => {
+  const META_TRIGGER = hookUrl('meta-guessed');
+
+  it.each([
+    ['a trigger with provider meta', META_TRIGGER],
+    ['a WhatsApp channel', CHANNEL],
+  ])('on %s: 40 wrong tokens are 403 up to AUTH_FAILURE_LIMIT (20), then 429 auth_throttled, even for the right token', async (_route, path) => {
+    const t = await setUp({ TRUST_PROXY: 'loopback', AUTH_FAILURE_LIMIT: '20/60' });
+    await t.addTrigger('meta-guessed', triggerInput({ provider: { name: 'meta', secrets: [APP_SECRET], options: { verifyToken: VERIFY_TOKEN } } }));
+    const handshake = (token: string, from = ATTACKER) =>
+      request(t.app).get(path).set('X-Forwarded-For', from).query({ 'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': '1158201444' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) statuses.push((await handshake(`wrong-${i}`)).status);
+    expect(statuses).toEqual([...Array(20).fill(403), ...Array(20).fill(429)]);
+    expectThrottled(await handshake(VERIFY_TOKEN));
+    const elsewhere = await handshake(VERIFY_TOKEN, OTHER_CLIENT);
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.text).toBe('1158201444');
   });
 });

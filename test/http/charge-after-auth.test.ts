@@ -4,7 +4,7 @@
  * spend a trigger's, channel's or workspace's quota.
  */
 import request from 'supertest';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { testApp } from '../helpers/app';
 import { expectError, expectRateLimitHeaders, hookUrl, triggerInput, TRIGGER_TOKEN } from '../helpers/http';
 

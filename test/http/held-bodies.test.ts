@@ -4,7 +4,7 @@
  * WhatsApp body and pause; together they would hold the whole MAX_INFLIGHT_BODY_BYTES (32 MiB).
  */
 import request from 'supertest';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { testApp } from '../helpers/app';
 import { hookUrl, triggerInput, TRIGGER_TOKEN } from '../helpers/http';
 import { holdUpload, listen, waitFor, type HeldUpload, type Listening } from '../helpers/sockets';

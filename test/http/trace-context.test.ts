@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { parseTraceparent } from '../../src/tracing/w3c';
 import { testApp } from '../helpers/app';
 import { hookUrl, triggerInput } from '../helpers/http';

@@ -120,7 +120,6 @@ describe('Twilio Messaging webhooks (contract §11)', () => {
   it.each([
     ['a signature by another token', () => twilio.getExpectedTwilioSignature('another-token', PUBLIC + PATH, paramsOf(fixture('sms-inbound')))],
     ['a signature of another URL', () => twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC}/api/channels/twilio/other`, paramsOf(fixture('sms-inbound')))],
-    ['garbage', () => 'not-a-signature'],
   ])('answers 401 signature_invalid for %s and publishes nothing', async (_label, signature) => {
     const t = await freshApp();
     const res = await post(t, fixture('sms-inbound'), { signature: signature() });
@@ -230,13 +229,22 @@ describe('Twilio Messaging webhooks (contract §11)', () => {
     expectError(res, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
+  // Malformed is "no usable signature", as on a trigger with provider twilio (contract §10).
+  it('answers 401 signature_missing for garbage and publishes nothing', async () => {
+    const t = await freshApp();
+    const res = await post(t, fixture('sms-inbound'), { signature: 'not-a-signature' });
+    expect(expectError(res, 'UNAUTHORIZED').details).toEqual({ reason: 'signature_missing' });
+    expect(t.sink.records).toHaveLength(0);
+  });
+
   it('answers 400 for a body that is not UTF-8 and 413 for more parameters than MAX_FIELDS', async () => {
     const t = await freshApp({ MAX_FIELDS: '5' });
     const notUtf8 = Buffer.concat([Buffer.from('Body='), Buffer.from([0xff, 0xfe])]);
+    // Signed as the gateway reads the bytes (U+FFFD for each bad one): the signature is checked first.
     const bad = await request(t.app)
       .post(PATH)
       .set('Content-Type', 'application/x-www-form-urlencoded')
-      .set('X-Twilio-Signature', 'x')
+      .set('X-Twilio-Signature', twilio.getExpectedTwilioSignature(AUTH_TOKEN, PUBLIC + PATH, { Body: '\ufffd\ufffd' }))
       .serialize(((body: Buffer) => body) as unknown as (body: unknown) => string)
       .send(notUtf8);
     expectError(bad, 'BAD_REQUEST');

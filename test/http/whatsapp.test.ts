@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import type { ChannelInput } from '../../src/registry/schemas';
 import { testApp } from '../helpers/app';
 import { waitUntil } from '../helpers/wait';
@@ -379,7 +379,7 @@ describe('WhatsApp signed deliveries (contract §3 POST, §4 chat events)', () =
 
   it('answers 503 while another request holds an event, publishes the rest, and the retry completes', async () => {
     const t = await freshApp();
-    const heldKey = `wa:${CHANNEL_ID}:wamid.H2`;
+    const heldKey = `wa:ws_1:${PHONE_NUMBER_ID}:${CHANNEL_ID}:wamid.H2`;
     expect(await t.deps.idempotency.claim(heldKey, 'holder', 'other', 60_000)).toEqual({ state: 'claimed' });
 
     const res = await postSigned(t, textBody(['wamid.H1', 'wamid.H2']));

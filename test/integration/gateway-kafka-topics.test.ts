@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { readySchema } from '../../src/openapi/schemas';
 import {
   APP_SECRET,

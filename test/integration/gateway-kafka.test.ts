@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CloudEvent, Kafka, type KafkaMessage } from 'cloudevents';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import {
   APP_SECRET,
   CHANNEL_ID,

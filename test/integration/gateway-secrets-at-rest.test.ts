@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Redis from 'ioredis';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { toStoredChannel } from '../../src/registry/records';
 import { RedisRegistry } from '../../src/registry/redis';
 import { RedisConnection } from '../../src/redis/connection';

@@ -6,7 +6,7 @@
  * parent is the SERVER span; the batch write is a PRODUCER span linked to it.
  */
 import { randomUUID } from 'node:crypto';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { parseTraceparent } from '../../src/tracing/w3c';
 import { APP_SECRET, CHANNEL_ID, PHONE_NUMBER_ID, eventOf, postOrder, sinkUp, startKafkaGateway, waitForIds, type KafkaGateway } from '../helpers/gateway-kafka';
 import { startKafkaMock, type KafkaMock } from '../helpers/kafka-mock';

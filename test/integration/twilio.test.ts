@@ -94,7 +94,7 @@ describe('Twilio channel in the built gateway (Redis registry and dedupe, file s
     expect(lines[1].value.data).toMatchObject({ value: 'slot-1400', message: { content: 'Tomorrow 14:00' } });
     expect(lines[2].value.data).toMatchObject({ status: 'failed', errors: [{ code: 63016 }] });
     // The dedupe lives in Redis, under this gateway's prefix.
-    expect(await redis.keys(`${prefix}*tw:${CHANNEL_ID}:*`)).not.toHaveLength(0);
+    expect(await redis.keys(`${prefix}*tw:ws_int:${ACCOUNT_SID}:${CHANNEL_ID}:*`)).not.toHaveLength(0);
     expect(gateway.output()).not.toContain(AUTH_TOKEN);
   });
 });

@@ -14,7 +14,7 @@
  * Each round has its own victims and addresses (10.<round>.x.y), so a round can warm the
  * process up before the measured one without throttles or quotas carrying over.
  */
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { holdUpload, type HeldUpload } from '../helpers/sockets';
 import type { RunningGateway } from '../helpers/server';
 import { APP_SECRET, CHANNEL_ID, PHONE_NUMBER_ID, TRIGGER_PATH } from './fixtures';

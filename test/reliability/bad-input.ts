@@ -17,8 +17,8 @@ import { createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { computeTwilioSignature } from '../../src/channels/twilio/signature';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { computeTwilioSignature } from '../../src/providers/twilio/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import type { RunningGateway } from '../helpers/server';
 import { ATTACK_ADMIN_TOKEN, judgeAttacks, registerVictims, runAttacks } from './attacks';
 import {

@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { signWhatsAppBody } from '../../src/channels/whatsapp/signature';
+import { signWhatsAppBody } from '../helpers/meta-signature';
 import { configSchema } from '../../src/config/schema';
 import { HttpError } from '../../src/http/errors';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import type { ClaimResult } from '../../src/idempotency/store';
 import { CHAT_DEDUPE_WINDOW_MS } from '../../src/ingest/accept-chat';
-import { acceptWhatsApp, type WhatsAppDelivery } from '../../src/ingest/accept-whatsapp';
+import { acceptChannelDelivery } from '../../src/ingest/accept-channel';
 import type { IngestDeps, Publisher } from '../../src/ingest/ports';
 import { createMetrics } from '../../src/observability/metrics';
+import { channelGate, channelSender } from '../../src/providers/channel-gate';
 import { PublishError } from '../../src/publish/errors';
 import type { OutRecord } from '../../src/publish/sink';
 import { toStoredChannel } from '../../src/registry/records';
@@ -51,8 +52,23 @@ function makeDeps(publisher: Publisher, env: Record<string, string> = {}, idempo
   return { deps, logLines, idempotency };
 }
 
+interface WhatsAppDelivery {
+  raw: Buffer;
+  signature: string;
+}
+
 function delivery(raw: Buffer = BATCH, signature = signWhatsAppBody(raw, APP_SECRET)): WhatsAppDelivery {
-  return { channelId: CHANNEL_ID, channel, raw, signature, requestId: 'req-1' };
+  return { raw, signature };
+}
+
+/** What the channel route runs below HTTP: the sender's gate on the raw bytes, then the accept path. */
+async function acceptWhatsApp(deps: IngestDeps, { raw, signature }: WhatsAppDelivery) {
+  const sender = channelSender(CHANNEL_ID, channel);
+  const request = { headers: { 'x-hub-signature-256': signature }, query: {}, url: `https://gw.example.com/api/channels/whatsapp/${CHANNEL_ID}` };
+  const gate = channelGate(sender, request, deps.metrics);
+  gate.beforeBody();
+  gate.afterBody(raw);
+  return acceptChannelDelivery(deps, { sender, raw, contentType: 'application/json', url: request.url, requestId: 'req-1' });
 }
 
 async function httpErrorOf(promise: Promise<unknown>): Promise<HttpError> {
@@ -96,7 +112,7 @@ describe('acceptWhatsApp', () => {
     for (const call of publisher.calls) call.resolve();
     await expect(pending).resolves.toEqual({ received: 8, published: 8, duplicates: 0, foreign: 1, invalid: 0, ignored: 0 });
     expect(complete).toHaveBeenCalledTimes(8);
-    expect(complete.mock.calls.map((c) => c[0])).toContain(`wa:${CHANNEL_ID}:wamid.BATCH.OUT1:delivered`);
+    expect(complete.mock.calls.map((c) => c[0])).toContain(`wa:ws_u:106540352242922:${CHANNEL_ID}:wamid.BATCH.OUT1:delivered`);
     for (const [, , , response, ttl] of complete.mock.calls) {
       expect(ttl).toBe(CHAT_DEDUPE_WINDOW_MS);
       expect(response.status).toBe(200);
@@ -158,7 +174,7 @@ describe('acceptWhatsApp', () => {
     expect(error.reason).toBe('sink_unavailable');
     expect(error.details).toEqual({ missing: 1 });
     expect(complete).toHaveBeenCalledTimes(7);
-    expect(release.mock.calls).toEqual([[`wa:${CHANNEL_ID}:wamid.BATCH.A3`, expect.any(String)]]);
+    expect(release.mock.calls).toEqual([[`wa:ws_u:106540352242922:${CHANNEL_ID}:wamid.BATCH.A3`, expect.any(String)]]);
 
     const retry = acceptWhatsApp(deps, delivery());
     await nextTick();
@@ -176,8 +192,8 @@ describe('acceptWhatsApp', () => {
     publisher.calls[0].reject(new PublishError('too_large', 'record too large'));
     for (const call of publisher.calls.slice(1)) call.resolve();
     expect((await httpErrorOf(pending)).code).toBe('PAYLOAD_TOO_LARGE');
-    await expect(idempotency.claim(`wa:${CHANNEL_ID}:wamid.BATCH.A1`, 'probe', 'x', 1000)).resolves.toEqual({ state: 'claimed' });
-    await expect(idempotency.claim(`wa:${CHANNEL_ID}:wamid.BATCH.A2`, 'probe', 'x', 1000)).resolves.toMatchObject({ state: 'completed' });
+    await expect(idempotency.claim(`wa:ws_u:106540352242922:${CHANNEL_ID}:wamid.BATCH.A1`, 'probe', 'x', 1000)).resolves.toEqual({ state: 'claimed' });
+    await expect(idempotency.claim(`wa:ws_u:106540352242922:${CHANNEL_ID}:wamid.BATCH.A2`, 'probe', 'x', 1000)).resolves.toMatchObject({ state: 'completed' });
   });
 
   it('answers 503 rather than 413 when a record was too large and another is merely missing', async () => {

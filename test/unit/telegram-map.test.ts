@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChatPayloadError, type ChatEventDraft, type ChatMapping } from '../../src/channels/chat-event';
-import { mapTelegramUpdate, type TelegramChannelRef } from '../../src/channels/telegram/map';
+import { ChatPayloadError, type ChatEventDraft, type ChatMapping } from '../../src/providers/chat-event';
+import { mapTelegramUpdate, type TelegramChannelRef } from '../../src/providers/telegram/map';
 
 type Json = Record<string, any>;
 type MappedEvent = Omit<ChatEventDraft, 'data'> & { data: Json };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChatEventDraft } from '../../src/channels/chat-event';
-import { mapTwilioCallback, type TwilioChannelRef, type TwilioFields } from '../../src/channels/twilio/map';
+import type { ChatEventDraft } from '../../src/providers/chat-event';
+import { mapTwilioCallback, type TwilioChannelRef, type TwilioFields } from '../../src/providers/twilio/map';
 
 type Json = Record<string, any>;
 type MappedEvent = Omit<ChatEventDraft, 'data'> & { data: Json };

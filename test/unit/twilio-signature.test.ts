@@ -11,7 +11,7 @@ import {
   verifyTwilioBodyHash,
   verifyTwilioSignature,
   type TwilioParams,
-} from '../../src/channels/twilio/signature';
+} from '../../src/providers/twilio/signature';
 
 const params = (record: Record<string, string | string[]>): TwilioParams =>
   new Map(Object.entries(record).map(([name, value]) => [name, Array.isArray(value) ? value : [value]]));

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChatPayloadError, type ChatEventDraft, type SkippedItem } from '../../src/channels/chat-event';
-import { mapWhatsAppPayload, type ChatChannelRef } from '../../src/channels/whatsapp/map';
+import { ChatPayloadError, type ChatEventDraft, type SkippedItem } from '../../src/providers/chat-event';
+import { mapWhatsAppPayload, type ChatChannelRef } from '../../src/providers/meta/whatsapp-map';
 
 type Json = Record<string, any>;
 // Tests read nested fields of `data`, typed `unknown` for consumers.

@@ -16,7 +16,7 @@ import {
   type WhatsAppContact,
   type WhatsAppMessage,
   type WhatsAppStatus,
-} from './payload';
+} from './whatsapp-payload';
 
 export interface ChatChannelRef {
   channelId: string;

@@ -1,4 +1,4 @@
-import type { RequestHead, SignatureReason, SignedRequest, VerifyResult } from './provider';
+import type { RequestHead, SignatureReason, SignedRequest, VerifyResult } from '../provider';
 import { header, hmac, matchAny, prefixed, refused, timestampProblem, unixSeconds } from './signing';
 
 export interface V0TimestampScheme {

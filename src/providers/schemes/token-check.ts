@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestHead, SignatureReason, SignedRequest, VerifyResult } from './provider';
+import type { RequestHead, SignatureReason, SignedRequest, VerifyResult } from '../provider';
 import { equalToken, header } from './signing';
 
 /** Schemes that send the shared secret itself in a header (Telegram, GitLab): the whole check happens before the body. */

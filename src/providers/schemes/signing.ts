@@ -1,6 +1,7 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { SignatureReason, VerifyResult } from './provider';
+import { sameBytes, sameText } from '../../security';
+import type { SignatureReason, VerifyResult } from '../provider';
 
 export type Algorithm = 'sha1' | 'sha256' | 'sha512';
 
@@ -13,17 +14,11 @@ export function hmac(algorithm: Algorithm, key: string | Buffer, ...parts: (stri
   return mac.digest();
 }
 
-/** Constant time for equal lengths; different lengths are refused without comparing. */
-export function equalBytes(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+/** Constant time for equal lengths; different lengths are refused without comparing (src/security.ts). */
+export const equalBytes = sameBytes;
 
 /** Shared-token equality (Telegram, GitLab, Graph's clientState), in constant time whatever the lengths. */
-export function equalToken(presented: string, secret: string): boolean {
-  const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(secret).digest();
-  return timingSafeEqual(a, b) && presented.length === secret.length;
-}
+export const equalToken = sameText;
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
@@ -71,6 +66,8 @@ export function matchAny(
   let matched: string | undefined;
   const candidates = presented.slice(0, MAX_CANDIDATES);
   for (const secret of secrets) {
+    // An empty key would let anyone compute a valid signature.
+    if (secret.length === 0) continue;
     const mac = expected(secret);
     for (const candidate of candidates) if (equalBytes(candidate, mac) && matched === undefined) matched = secret;
   }

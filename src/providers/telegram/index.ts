@@ -1,6 +1,7 @@
-import { idText, isObject, UNKNOWN_KIND } from './body';
-import type { Provider } from './provider';
-import { tokenScheme } from './token-check';
+import { idText, isObject, UNKNOWN_KIND } from '../body';
+import type { Provider } from '../provider';
+import { tokenScheme } from '../schemes/token-check';
+import { telegramChat } from './chat';
 
 const TOKEN = 'x-telegram-bot-api-secret-token';
 
@@ -18,4 +19,5 @@ export const telegram: Provider = {
     return Object.keys(body).find((key) => key !== 'update_id') ?? UNKNOWN_KIND;
   },
   deliveryId: (_headers, body) => idText(body, 'update_id'),
+  chat: telegramChat,
 };

@@ -1,12 +1,20 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { field, isObject, joinKind, text } from './body';
-import { plainTextEcho } from './echo';
-import type { Provider } from './provider';
-import { rawBodyHmac } from './raw-body-hmac';
-import { equalToken } from './signing';
+import { field, isObject, joinKind, text } from '../body';
+import { plainTextEcho } from '../echo';
+import { secretMatches } from '../../security';
+import type { Provider } from '../provider';
+import { rawBodyHmac } from '../schemes/raw-body-hmac';
+import { whatsappChat } from './chat';
 
 const SIGNATURE = 'x-hub-signature-256';
+
+/**
+ * The challenge is reflected verbatim, so only a short token is echoed, on every route (§3, §10):
+ * Meta sends a number, and reflecting arbitrary text from a query string (even as text/plain)
+ * invites reflected XSS through content sniffing or a proxy that rewrites the type.
+ */
+const SAFE_CHALLENGE = /^[A-Za-z0-9_.-]{1,256}$/;
 
 /** X-Hub-Signature-256: `sha256=` and the hex HMAC-SHA256 of the raw body. */
 const scheme = rawBodyHmac({ header: SIGNATURE, algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' });
@@ -72,9 +80,12 @@ export const meta: Provider = {
       const challenge = query['hub.challenge'];
       if (query['hub.mode'] !== 'subscribe' || typeof challenge !== 'string' || challenge === '') return undefined;
       const token = query['hub.verify_token'];
+      // No token at all is a malformed handshake (400, contract §3); a wrong one is refused (403).
+      if (typeof token !== 'string') return 'invalid';
       const hash = options.verifyTokenHash;
-      if (typeof token !== 'string' || typeof hash !== 'string') return 'forbidden';
-      if (!equalToken(createHash('sha256').update(token).digest('hex'), hash)) return 'forbidden';
+      if (typeof hash !== 'string') return 'forbidden';
+      if (!secretMatches(token, hash)) return 'forbidden';
+      if (!SAFE_CHALLENGE.test(challenge)) return 'invalid';
       return plainTextEcho(challenge);
     },
   },
@@ -101,4 +112,5 @@ export const meta: Provider = {
     const ids = identities(body);
     return ids.length > 0 ? `meta:${createHash('sha256').update(ids.join('\n')).digest('hex')}` : undefined;
   },
+  chat: whatsappChat,
 };

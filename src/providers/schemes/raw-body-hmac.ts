@@ -1,4 +1,4 @@
-import type { RequestHead, SignatureReason, SignedRequest, VerifyResult } from './provider';
+import type { RequestHead, SignatureReason, SignedRequest, VerifyResult } from '../provider';
 import { decode, header, hmac, matchAny, refused, type Algorithm } from './signing';
 
 const DIGEST_BYTES: Record<Algorithm, number> = { sha1: 20, sha256: 32, sha512: 64 };

@@ -1,0 +1,57 @@
+import type { Reply } from '../providers/provider';
+import type { Bucket } from '../ratelimit/limiter';
+import type { IngressGate } from '../routes/ingress-gate';
+
+/**
+ * What one ingress route admits. Every step but `accept` is optional; the pipeline runs them in
+ * the one order the contract allows (ARCHITECTURE "one admission pipeline"):
+ *
+ *   credentials in headers → charge → read body (budget) → verify body → reserve parse memory
+ *   → parse and accept
+ *
+ * with one shift: when the body carries a signature (`checkBody`), the tenant is charged only
+ * once it holds (contract §10: a forged delivery spends no quota), i.e. after "verify body".
+ */
+export interface Admission<T> {
+  /** The tenant's buckets: the route's and its workspace's. */
+  buckets: Bucket[];
+  /** Most bytes the body may have. */
+  bodyLimit: number;
+  contentType: string | undefined;
+  /**
+   * Every credential the headers carry (a token, a signature header's shape): 401/403, or (only
+   * with `checkBody`: signed senders) a handshake answered before the body.
+   */
+  checkHeaders?: () => Reply | undefined;
+  /** The signature over the raw bytes; 401, or a signed handshake's answer. */
+  checkBody?: (raw: Buffer) => Reply | undefined;
+  /** A body parsed while it arrives (multipart with a file store): accepted instead of read whole. */
+  acceptStream?: () => Promise<T>;
+  /** Parse and accept a body read whole, within its budget and verified. */
+  accept: (raw: Buffer) => Promise<T>;
+}
+
+export type Admitted<T> = { reply: Reply } | { result: T };
+
+export async function admit<T>(gate: IngressGate, admission: Admission<T>): Promise<Admitted<T>> {
+  const { buckets, checkHeaders, checkBody } = admission;
+  if (checkBody) {
+    const early = checkHeaders ? await gate.verify(checkHeaders) : undefined;
+    if (early) return { reply: early };
+  } else if (checkHeaders) {
+    // A credential the headers prove on their own: checked and charged in one round trip.
+    await gate.verifyThenCharge(checkHeaders, buckets);
+  } else {
+    await gate.charge(buckets);
+  }
+  if (admission.acceptStream) return { result: await admission.acceptStream() };
+
+  const raw = await gate.readBody(admission.bodyLimit);
+  if (checkBody) {
+    const reply = await gate.verify(() => checkBody(raw));
+    if (reply) return { reply };
+    await gate.charge(buckets);
+  }
+  gate.reserveParseMemory(raw, admission.contentType);
+  return { result: await admission.accept(raw) };
+}

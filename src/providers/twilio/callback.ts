@@ -1,0 +1,50 @@
+import { TextDecoder } from 'node:util';
+import { HttpError } from '../../http/errors';
+import { classifyContentType } from '../../ingest/content-type';
+import { parseJsonBytes } from '../../ingest/parse-body';
+import type { TwilioFields } from './map';
+import { bodyHashParameter } from './signature';
+
+/**
+ * A verified Twilio callback's parameters: a form body's fields, or the JSON variant's object
+ * (signed through `bodySHA256`). 400/413/415 for a signed body that cannot be read.
+ */
+export function parseTwilioCallback(raw: Buffer, request: { contentType: string | undefined; url: string; maxFields: number }): TwilioFields {
+  if (bodyHashParameter(request.url) !== undefined) return fieldsOfJson(parseJsonBytes(raw));
+  if (raw.length > 0 && classifyContentType(request.contentType)?.kind !== 'form') {
+    throw new HttpError('unsupported_media_type', 'Twilio sends application/x-www-form-urlencoded, or JSON signed through bodySHA256', {
+      accepted: ['application/x-www-form-urlencoded'],
+    });
+  }
+  return formFields(raw, request.maxFields);
+}
+
+function formFields(raw: Buffer, maxFields: number): TwilioFields {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+  } catch {
+    throw new HttpError('invalid_encoding', 'the body is not valid UTF-8');
+  }
+  const first = new Map<string, string>();
+  let count = 0;
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (++count > maxFields) throw new HttpError('too_many_fields', 'more parameters than MAX_FIELDS', { max: maxFields });
+    if (!first.has(name)) first.set(name, value);
+  }
+  // fromEntries defines own properties: a `__proto__` parameter stays a plain field.
+  return Object.fromEntries(first);
+}
+
+/** The JSON variant's object as flat parameters (scalars as Twilio would have form-encoded them). */
+function fieldsOfJson(value: unknown): TwilioFields {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HttpError('invalid_schema', 'a Twilio JSON callback is an object of parameters');
+  }
+  const fields: Record<string, string> = {};
+  for (const [name, field] of Object.entries(value)) {
+    if (field === null || field === undefined) continue;
+    fields[name] = typeof field === 'object' ? JSON.stringify(field) : String(field);
+  }
+  return fields;
+}

@@ -1,0 +1,73 @@
+import { Router, type Request, type Response } from 'express';
+import type { AppDeps } from '../app-deps';
+import { HttpError } from '../http/errors';
+import { sendJson } from '../http/send-json';
+import { ackOutcome, type ChatAck } from '../ingest/accept-chat';
+import { acceptChannelDelivery } from '../ingest/accept-channel';
+import { admit } from '../ingress/pipeline';
+import { channelGate, channelHandshake, channelSender, type ChannelSender } from '../providers/channel-gate';
+import { PROVIDERS } from '../providers/registry';
+import type { StoredChannel } from '../registry/schemas';
+import { channelBuckets, findChannel } from './channel-lookup';
+import { ingressGate } from './ingress-gate';
+import { providerRequest, sendReply } from './provider-replies';
+
+type ChannelProvider = StoredChannel['provider'];
+
+/** The channel routes' names: one per sender with a chat side (Meta's is `whatsapp`). */
+const CHANNELS = new Set<string>(PROVIDERS.flatMap((provider) => (provider.chat ? [provider.chat.channel] : [])));
+
+/**
+ * GET|POST /api/channels/{provider}/{channelId} (contract §3, §11): the channel's sender checks
+ * the delivery exactly as a trigger with that provider would (src/providers/channel-gate.ts).
+ */
+export function channelRoutes(deps: AppDeps): Router {
+  const router = Router();
+  for (const name of CHANNELS) router.all(`/api/channels/${name}/:channelId`, (req, res) => channelRoute(deps, name, req, res));
+  return router;
+}
+
+async function channelRoute(deps: AppDeps, name: string, req: Request, res: Response): Promise<void> {
+  res.locals.route = name;
+  const shakesHands = PROVIDERS.some((provider) => provider.chat?.channel === name && provider.handshake?.method === 'GET');
+  if (req.method !== 'POST' && !(req.method === 'GET' && shakesHands)) {
+    const allow = shakesHands ? 'GET, POST' : 'POST';
+    throw new HttpError('method_not_allowed', `only ${allow} is accepted`, undefined, { Allow: allow });
+  }
+  const channelId = req.params.channelId as string;
+  const channel = await findChannel(deps, name as ChannelProvider, channelId);
+  const sender = channelSender(channelId, channel);
+  const gate = ingressGate(deps, req, res, { target: `channel:${name}:${channelId}`, workspaceId: channel.workspaceId });
+  const buckets = channelBuckets(deps.config, channelId, channel);
+  const request = providerRequest(req, deps);
+
+  if (req.method === 'GET') {
+    const reply = await gate.verify(() => channelHandshake(sender, request));
+    await gate.charge(buckets);
+    return sendReply(res, reply);
+  }
+
+  const provider = channelGate(sender, request, deps.metrics);
+  const admitted = await admit(gate, {
+    buckets,
+    bodyLimit: deps.config[sender.chat.bodyLimitSetting ?? 'MAX_BODY_BYTES'],
+    contentType: req.headers['content-type'],
+    checkHeaders: () => provider.beforeBody(),
+    checkBody: (raw) => provider.afterBody(raw),
+    accept: (raw) =>
+      acceptChannelDelivery(deps, { sender, raw, contentType: req.headers['content-type'], url: request.url, requestId: res.locals.requestId, trace: res.locals.trace }),
+  });
+  if ('reply' in admitted) return sendReply(res, admitted.reply);
+  sendAck(res, sender, admitted.result);
+}
+
+/** Twilio reads empty TwiML; Meta and Telegram ignore the body, and the counts help whoever replays a delivery by hand. */
+function sendAck(res: Response, sender: ChannelSender, ack: ChatAck): void {
+  res.locals.outcome = ackOutcome(ack);
+  if (sender.provider.acknowledgement === 'twiml') {
+    res.status(200).type('text/xml').send('<Response></Response>');
+    return;
+  }
+  // Telegram reads a JSON answer as a Bot API call only when it has a `method`; this has none.
+  sendJson(res, 200, ack);
+}
