@@ -17,7 +17,7 @@ export interface KafkaWriterOptions {
   compression: 'none' | 'gzip';
   logger: Logger;
   timing: KafkaTiming;
-  /** Upper bound of the bytes handed to one sendBatch (see KafkaSinkOptions). */
+  /** Upper bound of the bytes handed to one sendBatch (see KafkaSettings). */
   maxRequestBytes: number;
 }
 

@@ -9,13 +9,13 @@ import { kafkaTiming, type KafkaTiming } from './timing';
 
 export { kafkaClientConfig, type KafkaSasl } from './kafka-connection';
 
-export interface KafkaSinkOptions {
+/** The Kafka sink's section of the settings (the container builds it from KAFKA_*, TOPIC_* and PUBLISH_TIMEOUT_MS). */
+export interface KafkaSettings {
   brokers: string[];
   clientId: string;
   /** kafkajs idempotent producer; needs a broker that answers InitProducerId. */
   idempotent: boolean;
   compression: 'none' | 'gzip';
-  logger: Logger;
   /** The topics the gateway writes to: checked once connected and reported, never created. */
   topics?: string[];
   /** kafkajs' timeouts and retries, derived from PUBLISH_TIMEOUT_MS. Default: those of 5 s. */
@@ -23,16 +23,21 @@ export interface KafkaSinkOptions {
   /** TLS to the brokers (the system's CAs, or NODE_EXTRA_CA_CERTS). */
   ssl?: boolean;
   sasl?: KafkaSasl;
-  /** Called once for every Produce request the producer sends (batching metric). */
-  onProduceRequest?: () => void;
-  /** Called when what is known of a topic changes (metric). */
-  onTopicState?: (topic: string, state: TopicState) => void;
   /**
    * Upper bound of the bytes handed to one sendBatch. Kafka refuses a record batch (all the
    * records of one partition in one request) over message.max.bytes (1 MiB by default), so a
    * larger write is sent as several consecutive requests. Default 1_000_000.
    */
   maxRequestBytes?: number;
+}
+
+/** What the Kafka sink reports to: the log and the metrics. */
+export interface KafkaSinkDeps {
+  logger: Logger;
+  /** Called once for every Produce request the producer sends (batching metric). */
+  onProduceRequest?: () => void;
+  /** Called when what is known of a topic changes (metric). */
+  onTopicState?: (topic: string, state: TopicState) => void;
 }
 
 const DEFAULT_PUBLISH_TIMEOUT_MS = 5000;
@@ -66,24 +71,26 @@ export class KafkaSink implements Sink {
   private started = false;
   private closing?: Promise<void>;
 
-  constructor(options: KafkaSinkOptions) {
-    const timing = options.timing ?? kafkaTiming(DEFAULT_PUBLISH_TIMEOUT_MS);
-    const { logger } = options;
+  constructor(settings: KafkaSettings, deps: KafkaSinkDeps) {
+    const timing = settings.timing ?? kafkaTiming(DEFAULT_PUBLISH_TIMEOUT_MS);
+    const { logger } = deps;
     const throttle = new LogThrottle();
     this.connection = new KafkaConnection({
-      ...options,
+      ...settings,
+      logger,
       timing,
+      onProduceRequest: deps.onProduceRequest,
       kafkajsLog: { level: kafkajsLogLevel(logger), creator: kafkajsLogCreator(logger, throttle) },
       onConnected: () => this.watcher.checkUnknown(),
     });
     this.probe = new ClusterProbe(this.connection, timing);
-    this.watcher = new TopicWatcher(options.topics ?? [], this.connection, logger, options.onTopicState);
+    this.watcher = new TopicWatcher(settings.topics ?? [], this.connection, logger, deps.onTopicState);
     this.writer = new KafkaWriter(this.connection, this.probe, this.watcher, throttle, {
-      idempotent: options.idempotent,
-      compression: options.compression,
+      idempotent: settings.idempotent,
+      compression: settings.compression,
       logger,
       timing,
-      maxRequestBytes: options.maxRequestBytes ?? 1_000_000,
+      maxRequestBytes: settings.maxRequestBytes ?? 1_000_000,
     });
   }
 

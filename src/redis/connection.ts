@@ -15,6 +15,16 @@ const ERROR_LOG_EVERY_MS = 10_000;
 
 type Role = 'client' | 'subscriber';
 
+/** The Redis connection's section of the settings (the container builds it from REDIS_*). */
+export interface RedisSettings {
+  /** A redis:// or rediss:// URL, or a cluster's seed nodes (see redisTarget). */
+  target: RedisTarget;
+  /** Every command's deadline (REDIS_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** For TLS (see redisTlsOptions); ioredis alone would use the system CAs only. */
+  tls?: ConnectionOptions;
+}
+
 /**
  * One Redis server (or one Redis Cluster) for the whole process: `client` for commands,
  * `subscriber()` for pub/sub.
@@ -48,14 +58,16 @@ export class RedisConnection implements Lifecycle {
   };
   private restartTimers = new Set<NodeJS.Timeout>();
 
+  private readonly timeoutMs: number;
+  private readonly tls?: ConnectionOptions;
+
   constructor(
-    /** A redis:// or rediss:// URL, or a cluster's seed nodes (see redisTarget). */
-    target: RedisTarget,
-    private readonly timeoutMs: number,
+    settings: RedisSettings,
     private readonly logger: Logger,
-    /** For TLS (see redisTlsOptions); ioredis alone would use the system CAs only. */
-    private readonly tls?: ConnectionOptions,
   ) {
+    const { target } = settings;
+    this.timeoutMs = settings.timeoutMs;
+    this.tls = settings.tls;
     if (isCluster(target)) {
       this.isCluster = true;
       this.secrets = target.password ? [target.password] : [];
