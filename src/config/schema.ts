@@ -76,7 +76,7 @@ function isProxyAddress(entry: string): boolean {
 
 /**
  * Who can hold what, and for how long: the two listeners, the client address, request
- * timeouts and abuse limits (README "Security").
+ * timeouts and abuse limits (docs/security.md).
  */
 const httpSettings = {
   ADMIN_PORT: int(0, 65535).default(8081),
@@ -96,7 +96,7 @@ function checkListenerSettings(config: ListenerSettings, ctx: z.RefinementCtx): 
   }
 }
 
-/** Every setting, with its default. The README's settings table lists the same. */
+/** Every setting, with its default. The settings table of docs/settings.md lists the same. */
 export const configSchema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
