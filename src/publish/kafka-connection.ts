@@ -1,5 +1,6 @@
 import { Kafka, Partitioners, type Admin, type KafkaConfig, type logCreator, type logLevel, type Producer } from 'kafkajs';
 import type { Logger } from '../observability/logger';
+import { waitAtMost } from '../wait-at-most';
 import { PublishError } from './errors';
 import { classifyKafkaError, describeKafkaError } from './kafka-errors';
 import type { KafkaTiming } from './timing';
@@ -117,9 +118,7 @@ export class KafkaConnection {
     this.wake?.(); // try to connect now rather than after the backoff
     const refused = this.lastError?.startsWith('connection error E') ?? false;
     if (this.producer && !refused) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.loop, new Promise<void>((resolve) => (timer = setTimeout(resolve, budgetMs)))]);
-      clearTimeout(timer);
+      await waitAtMost(this.loop, budgetMs);
       if (this.closedNow) throw new PublishError('closed', 'kafka: sink is closed');
       if (this.producer && this.connectedNow) return this.producer;
     }
@@ -154,7 +153,6 @@ export class KafkaConnection {
     if (this.adminConnected) return;
     const admin = this.admin;
     this.admin = undefined;
-    this.adminConnected = false;
     this.retire(admin);
   }
 

@@ -1,22 +1,13 @@
 import { logLevel, type LogEntry, type logCreator } from 'kafkajs';
+import { LogThrottle } from '../observability/log-throttle';
 import type { Logger } from '../observability/logger';
 
 /** The same log line is written at most once in this window (an outage repeats them). */
 const LOG_REPEAT_MS = 30_000;
 
-/** Remembers when each kind of line was last written, so that a repeated one is dropped. */
-export class LogThrottle {
-  private readonly logged = new Map<string, number>();
-
-  /** True when no line of this key was written in the last 30 s (and records this one). */
-  firstInWindow(key: string): boolean {
-    const now = Date.now();
-    const last = this.logged.get(key);
-    if (last !== undefined && now - last < LOG_REPEAT_MS) return false;
-    if (this.logged.size > 200) this.logged.clear();
-    this.logged.set(key, now);
-    return true;
-  }
+/** The throttle the Kafka sink's lines share: kafkajs' own and its write failures. */
+export function kafkaLogThrottle(): LogThrottle {
+  return new LogThrottle(LOG_REPEAT_MS, 200);
 }
 
 /** kafkajs' own log level for this logger: its INFO lines only when we log at debug. */

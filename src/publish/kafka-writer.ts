@@ -3,7 +3,7 @@ import type { Logger } from '../observability/logger';
 import { PublishError } from './errors';
 import type { KafkaConnection } from './kafka-connection';
 import { classifyKafkaError, type KafkaFailure } from './kafka-errors';
-import type { LogThrottle } from './kafka-log';
+import type { LogThrottle } from '../observability/log-throttle';
 import type { ClusterProbe } from './kafka-probe';
 import type { TopicWatcher } from './kafka-topics';
 import { PartialWriteError, type OutRecord } from './sink';

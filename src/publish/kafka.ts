@@ -1,6 +1,7 @@
 import type { Logger } from '../observability/logger';
+import { waitAtMost } from '../wait-at-most';
 import { KafkaConnection, type KafkaSasl } from './kafka-connection';
-import { kafkajsLogCreator, kafkajsLogLevel, LogThrottle } from './kafka-log';
+import { kafkaLogThrottle, kafkajsLogCreator, kafkajsLogLevel } from './kafka-log';
 import { ClusterProbe } from './kafka-probe';
 import { TopicWatcher } from './kafka-topics';
 import { KafkaWriter } from './kafka-writer';
@@ -74,7 +75,7 @@ export class KafkaSink implements Sink {
   constructor(settings: KafkaSettings, deps: KafkaSinkDeps) {
     const timing = settings.timing ?? kafkaTiming(DEFAULT_PUBLISH_TIMEOUT_MS);
     const { logger } = deps;
-    const throttle = new LogThrottle();
+    const throttle = kafkaLogThrottle();
     this.connection = new KafkaConnection({
       ...settings,
       logger,
@@ -100,13 +101,11 @@ export class KafkaSink implements Sink {
     this.connection.replaceProducer();
     // Give a reachable cluster a moment, so that a fresh process has connected and checked
     // its topics before it serves; an unreachable one does not hold the start up.
-    let timer: NodeJS.Timeout | undefined;
     const ready = (async () => {
       await this.connection.connecting;
       await this.watcher.inFlight;
     })();
-    await Promise.race([ready, new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)))]);
-    clearTimeout(timer);
+    await waitAtMost(ready, START_WAIT_MS);
   }
 
   async ping(): Promise<void> {

@@ -3,6 +3,7 @@ import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis'
 import type { Lifecycle } from '../lifecycle';
 import type { Logger } from '../observability/logger';
 import { urlCredentials } from '../secrets/url';
+import { waitAtMost } from '../wait-at-most';
 import { isCluster, type RedisClusterTarget, type RedisTarget } from './target';
 
 /** A client of one Redis or of a Redis Cluster: the stores use only what both offer. */
@@ -90,14 +91,7 @@ export class RedisConnection implements Lifecycle {
     this.started = true;
     const ready = this.client.status === 'wait' ? this.client.connect() : Promise.resolve();
     // Wait a moment for the first connection so a healthy start is ready at once, but never fail.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      ready.catch(() => undefined),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(this.timeoutMs, 500));
-      }),
-    ]);
-    if (timer) clearTimeout(timer);
+    await waitAtMost(ready, Math.max(this.timeoutMs, 500));
   }
 
   /** Resolves when Redis answers PING within the timeout; rejects with `redis: <reason>`. */

@@ -1,5 +1,6 @@
 import type { Logger } from '../observability/logger';
 import type { RedisClient, RedisConnection } from '../redis/connection';
+import { waitAtMost } from '../wait-at-most';
 import type { ChangeTracker } from './change-tracker';
 import { redisError, type Kind, type RegistryKeys } from './redis-keys';
 
@@ -43,14 +44,7 @@ export class ChangeListener {
     void this.confirm();
     this.confirmTimer = setInterval(() => void this.confirm(), this.confirmEveryMs);
     this.confirmTimer.unref();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      subscribed,
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, 1000);
-      }),
-    ]);
-    if (timer) clearTimeout(timer);
+    await waitAtMost(subscribed, 1000);
   }
 
   /**

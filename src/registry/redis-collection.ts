@@ -1,3 +1,4 @@
+import { LogThrottle } from '../observability/log-throttle';
 import type { Logger } from '../observability/logger';
 import type { RedisClient } from '../redis/connection';
 import { SecretUnreadableError } from '../secrets/cipher';
@@ -52,7 +53,7 @@ export class RedisCollection<T> implements Collection<T> {
   private readonly pending = new Map<string, Promise<T | undefined>>();
   /** Bumped by every invalidation: a read that raced one is returned but not cached. */
   private generation = 0;
-  private lastStaleWarnAt = 0;
+  private readonly staleWarnings = new LogThrottle(STALE_WARN_EVERY_MS, 1);
   private readonly hashKey: string;
   private readonly idsKey: string;
   private readonly writes: WriteCommand;
@@ -193,9 +194,7 @@ export class RedisCollection<T> implements Collection<T> {
   }
 
   private warnStale(error: unknown): void {
-    const now = Date.now();
-    if (now - this.lastStaleWarnAt < STALE_WARN_EVERY_MS) return;
-    this.lastStaleWarnAt = now;
+    if (!this.staleWarnings.firstInWindow('stale')) return;
     this.logger.warn(
       { collection: this.kind, err: { message: redisError(error).message } },
       'registry: redis unreachable, serving cached entries',

@@ -1,3 +1,4 @@
+import { LogThrottle } from '../observability/log-throttle';
 import type { Logger } from '../observability/logger';
 import { SecretUnreadableError } from '../secrets/cipher';
 import type { SealedFields } from '../secrets/sealed-fields';
@@ -9,7 +10,7 @@ const UNREADABLE_LOG_EVERY_MS = 10_000;
  * A secret no key of this process opens is logged (once per id per 10 s) and thrown.
  */
 export class StoredCodec<T> {
-  private readonly unreadableLoggedAt = new Map<string, number>();
+  private readonly unreadableLogged = new LogThrottle(UNREADABLE_LOG_EVERY_MS, 1000);
 
   constructor(
     readonly kind: string,
@@ -38,10 +39,7 @@ export class StoredCodec<T> {
 
   /** Once per id per 10 s: a sender retrying against a broken record must not flood the log. */
   private logUnreadable(id: string, error: SecretUnreadableError): void {
-    const now = Date.now();
-    if (now - (this.unreadableLoggedAt.get(id) ?? 0) < UNREADABLE_LOG_EVERY_MS) return;
-    if (this.unreadableLoggedAt.size >= 1000) this.unreadableLoggedAt.clear();
-    this.unreadableLoggedAt.set(id, now);
+    if (!this.unreadableLogged.firstInWindow(id)) return;
     this.logger.error(
       { collection: this.kind, id, kid: error.kid, err: { message: error.message } },
       'registry: a stored secret cannot be opened; set the key that sealed it as SECRETS_KEY or SECRETS_KEY_PREVIOUS, or store the record again',
