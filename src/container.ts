@@ -25,7 +25,7 @@ import { MemoryRegistry } from './registry/memory';
 import { RedisRegistry } from './registry/redis';
 import type { Registry } from './registry/registry';
 import { cipherFromSettings } from './secrets/cipher';
-import { createTracing, type Tracing } from './tracing/tracing';
+import { createTracing, otlpTracesUrl, type Tracing, type TracingSettings } from './tracing/tracing';
 
 export interface Container {
   deps: AppDeps;
@@ -46,7 +46,7 @@ interface Adapters {
 }
 
 /** The one place where embedded or production adapters are picked. */
-export function createContainer(config: Config, logger: Logger, metrics = createMetrics(), tracing = createTracing(config, logger)): Container {
+export function createContainer(config: Config, logger: Logger, metrics = createMetrics(), tracing = createTracing(tracingSettings(config), logger)): Container {
   const adapters = pickAdapters(config, logger, metrics, tracing);
   const files = fileStoreFor(config, logger, metrics);
   if (files) adapters.checks.push({ name: files.name, ping: () => files.ping() });
@@ -175,6 +175,11 @@ export function kafkaSettings(config: Config): KafkaSettings | undefined {
 /** The file sink's section (EVENTS_DIR). */
 export function fileSinkSettings(config: Config): FileSinkSettings {
   return { dir: config.EVENTS_DIR };
+}
+
+/** Tracing's section (OTEL_*): where spans go, if anywhere, and the service name. */
+export function tracingSettings(config: Config): TracingSettings {
+  return { tracesUrl: otlpTracesUrl(config), serviceName: config.OTEL_SERVICE_NAME };
 }
 
 /** The Redis connection's section (REDIS_URL or REDIS_CLUSTER_NODES, REDIS_TIMEOUT_MS, REDIS_TLS_*); undefined in embedded mode. */

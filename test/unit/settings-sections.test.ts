@@ -4,7 +4,7 @@
  */
 import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
-import { fileSinkSettings, kafkaSettings, redisSettings } from '../../src/container';
+import { fileSinkSettings, kafkaSettings, redisSettings, tracingSettings } from '../../src/container';
 import { kafkaTiming } from '../../src/publish/timing';
 
 function config(env: Record<string, string>): Config {
@@ -63,4 +63,12 @@ test('the Redis connection: its target and timeout; TLS options only for rediss:
     tls: false,
   });
   expect(redisSettings(config({}))).toBeUndefined();
+});
+
+test('tracing: the OTLP traces URL (none without an endpoint) and the service name', () => {
+  expect(tracingSettings(config({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318/', OTEL_SERVICE_NAME: 'gw' }))).toEqual({
+    tracesUrl: 'http://otel:4318/v1/traces',
+    serviceName: 'gw',
+  });
+  expect(tracingSettings(config({}))).toEqual({ tracesUrl: undefined, serviceName: 'ingress-gateway' });
 });
