@@ -99,7 +99,7 @@ async function startRedis(): Promise<{ url: string; child: ChildProcess; client:
 /** The triggers, written through the registry itself (its write script), many at a time. */
 async function seed(url: string, count: number): Promise<void> {
   const logger = pino({ level: 'silent' });
-  const connection = new RedisConnection(url, 5000, logger);
+  const connection = new RedisConnection({ target: url, timeoutMs: 5000 }, logger);
   await connection.start();
   const registry = new RedisRegistry(connection, PREFIX, logger);
   const trigger = (i: number) =>

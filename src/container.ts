@@ -11,21 +11,21 @@ import type { Logger } from './observability/logger';
 import { registerDependencyMetrics } from './observability/dependencies';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { MicroBatcher, type BatcherOptions } from './publish/batcher';
-import { FileSink } from './publish/file';
-import { KafkaSink } from './publish/kafka';
+import { FileSink, type FileSinkSettings } from './publish/file';
+import { KafkaSink, type KafkaSettings } from './publish/kafka';
 import type { Sink } from './publish/sink';
 import { kafkaTiming, writeTimeoutMs } from './publish/timing';
 import { topicName } from './publish/topics';
 import { createRateLimiter } from './ratelimit/limiter';
 import { createRedisRateLimitStore } from './ratelimit/redis-store';
-import { RedisConnection } from './redis/connection';
-import { redisTarget, type RedisTarget } from './redis/target';
+import { RedisConnection, type RedisSettings } from './redis/connection';
+import { redisTarget } from './redis/target';
 import { redisTlsOptions } from './redis/tls';
 import { MemoryRegistry } from './registry/memory';
 import { RedisRegistry } from './registry/redis';
 import type { Registry } from './registry/registry';
 import { cipherFromSettings } from './secrets/cipher';
-import { createTracing, type Tracing } from './tracing/tracing';
+import { createTracing, otlpTracesUrl, type Tracing, type TracingSettings } from './tracing/tracing';
 
 export interface Container {
   deps: AppDeps;
@@ -46,7 +46,7 @@ interface Adapters {
 }
 
 /** The one place where embedded or production adapters are picked. */
-export function createContainer(config: Config, logger: Logger, metrics = createMetrics(), tracing = createTracing(config, logger)): Container {
+export function createContainer(config: Config, logger: Logger, metrics = createMetrics(), tracing = createTracing(tracingSettings(config), logger)): Container {
   const adapters = pickAdapters(config, logger, metrics, tracing);
   const files = fileStoreFor(config, logger, metrics);
   if (files) adapters.checks.push({ name: files.name, ping: () => files.ping() });
@@ -136,9 +136,12 @@ export function batchLingerMs(config: Pick<Config, 'BATCH_LINGER_MS' | 'KAFKA_BR
 }
 
 function pickAdapters(config: Config, logger: Logger, metrics: Metrics, tracing: Tracing): Adapters {
-  const target = redisTarget(config);
-  const stores = target ? redisStores(config, target, logger, tracing) : memoryStores(config);
-  const sink: Sink = config.KAFKA_BROKERS ? kafkaSink(config, config.KAFKA_BROKERS, logger, metrics) : new FileSink(config.EVENTS_DIR);
+  const redis = redisSettings(config);
+  const stores = redis ? redisStores(config, redis, logger, tracing) : memoryStores(config);
+  const kafka = kafkaSettings(config);
+  const sink: Sink = kafka
+    ? new KafkaSink(kafka, { logger, onProduceRequest: () => metrics.produceRequests.inc() })
+    : new FileSink(fileSinkSettings(config));
   const sinkCheck = {
     name: 'sink',
     ping: () => sink.ping(),
@@ -153,20 +156,37 @@ function pickAdapters(config: Config, logger: Logger, metrics: Metrics, tracing:
   return { ...stores, sink, checks: [...stores.checks, sinkCheck] };
 }
 
-function kafkaSink(config: Config, brokers: string[], logger: Logger, metrics: Metrics): KafkaSink {
+/** The Kafka sink's section (KAFKA_*, both topics, the timings of PUBLISH_TIMEOUT_MS); undefined without KAFKA_BROKERS. */
+export function kafkaSettings(config: Config): KafkaSettings | undefined {
+  if (!config.KAFKA_BROKERS) return undefined;
   const { KAFKA_SASL_MECHANISM: mechanism, KAFKA_SASL_USERNAME: username, KAFKA_SASL_PASSWORD: password } = config;
-  return new KafkaSink({
-    brokers,
+  return {
+    brokers: config.KAFKA_BROKERS,
     clientId: config.KAFKA_CLIENT_ID,
     idempotent: config.KAFKA_IDEMPOTENT,
     compression: config.KAFKA_COMPRESSION,
-    logger,
     topics: [topicName(config, 'triggers'), topicName(config, 'chat')],
     timing: kafkaTiming(config.PUBLISH_TIMEOUT_MS),
     ssl: config.KAFKA_SSL,
     sasl: mechanism && username && password ? { mechanism, username, password } : undefined,
-    onProduceRequest: () => metrics.produceRequests.inc(),
-  });
+  };
+}
+
+/** The file sink's section (EVENTS_DIR). */
+export function fileSinkSettings(config: Config): FileSinkSettings {
+  return { dir: config.EVENTS_DIR };
+}
+
+/** Tracing's section (OTEL_*): where spans go, if anywhere, and the service name. */
+export function tracingSettings(config: Config): TracingSettings {
+  return { tracesUrl: otlpTracesUrl(config), serviceName: config.OTEL_SERVICE_NAME };
+}
+
+/** The Redis connection's section (REDIS_URL or REDIS_CLUSTER_NODES, REDIS_TIMEOUT_MS, REDIS_TLS_*); undefined in embedded mode. */
+export function redisSettings(config: Config): RedisSettings | undefined {
+  const target = redisTarget(config);
+  if (!target) return undefined;
+  return { target, timeoutMs: config.REDIS_TIMEOUT_MS, tls: redisTlsOptions(config) };
 }
 
 type Stores = Omit<Adapters, 'sink'>;
@@ -182,8 +202,8 @@ function memoryStores(config: Config): Stores {
 }
 
 /** One connection shared by the stores; the registry adds a subscriber for invalidations. */
-function redisStores(config: Config, target: RedisTarget, logger: Logger, tracing: Tracing): Stores {
-  const connection = new RedisConnection(target, config.REDIS_TIMEOUT_MS, logger, redisTlsOptions(config));
+function redisStores(config: Config, settings: RedisSettings, logger: Logger, tracing: Tracing): Stores {
+  const connection = new RedisConnection(settings, logger);
   tracing.instrumentRedis(connection.client);
   return {
     registry: new RedisRegistry(connection, config.REDIS_PREFIX, logger, {

@@ -1,6 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { listenerProblems, type ListenerSettings } from './rules';
 
 const int = (min: number, max: number) =>
   z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(min).max(max);
@@ -75,7 +76,7 @@ function isProxyAddress(entry: string): boolean {
 
 /**
  * Who can hold what, and for how long: the two listeners, the client address, request
- * timeouts and abuse limits (README "Security").
+ * timeouts and abuse limits (docs/security.md).
  */
 const httpSettings = {
   ADMIN_PORT: int(0, 65535).default(8081),
@@ -87,30 +88,15 @@ const httpSettings = {
   MAX_INFLIGHT_BODY_SHARE: int(1, 100).default(50),
 };
 
-interface TimingSettings {
-  PORT: number;
-  ADMIN_PORT: number;
-  HEADERS_TIMEOUT_MS: number;
-  REQUEST_TIMEOUT_MS: number;
-  SHUTDOWN_GRACE_MS: number;
+/** Settings that are only valid together (each problem names the variable to change; see rules.ts). */
+function checkListenerSettings(config: ListenerSettings, ctx: z.RefinementCtx): void {
+  for (const problem of listenerProblems(config)) {
+    const colon = problem.indexOf(': ');
+    ctx.addIssue({ code: 'custom', path: [problem.slice(0, colon)], message: problem.slice(colon + 2) });
+  }
 }
 
-/** Settings that are only valid together (each problem names the variable to change). */
-function checkHttpSettings(config: TimingSettings, ctx: z.RefinementCtx): void {
-  const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-  if (config.HEADERS_TIMEOUT_MS >= config.REQUEST_TIMEOUT_MS) {
-    problem('HEADERS_TIMEOUT_MS', `must be below REQUEST_TIMEOUT_MS (${config.REQUEST_TIMEOUT_MS})`);
-  }
-  if (config.REQUEST_TIMEOUT_MS >= config.SHUTDOWN_GRACE_MS) {
-    problem(
-      'REQUEST_TIMEOUT_MS',
-      `must be below SHUTDOWN_GRACE_MS (${config.SHUTDOWN_GRACE_MS}): a request still arriving at SIGTERM would outlast the drain`,
-    );
-  }
-  if (config.ADMIN_PORT !== 0 && config.ADMIN_PORT === config.PORT) problem('ADMIN_PORT', 'must differ from PORT');
-}
-
-/** Every setting, with its default. The README's settings table lists the same. */
+/** Every setting, with its default. The settings table of docs/settings.md lists the same. */
 export const configSchema = z.object({
   PORT: int(0, 65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -176,6 +162,6 @@ export const configSchema = z.object({
   OTEL_SERVICE_NAME: z.string().min(1).max(256).default('ingress-gateway'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ...httpSettings,
-}).superRefine(checkHttpSettings);
+}).superRefine(checkListenerSettings);
 
 export type Config = Readonly<z.infer<typeof configSchema>>;

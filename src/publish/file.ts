@@ -20,6 +20,12 @@ interface TopicFile {
   last: Promise<unknown>;
 }
 
+/** The file sink's section of the settings (EVENTS_DIR). */
+export interface FileSinkSettings {
+  /** One file per topic is appended to in this directory. */
+  dir: string;
+}
+
 /**
  * Embedded-mode sink: appends one JSON line per record to `<dir>/<topic>.ndjson` and
  * acknowledges a batch only after fdatasync, so an acknowledged record survives a crash. A
@@ -30,8 +36,11 @@ interface TopicFile {
 export class FileSink implements Sink {
   readonly name = 'file';
   private readonly files = new Map<string, Promise<TopicFile>>();
+  private readonly dir: string;
 
-  constructor(private readonly dir: string) {}
+  constructor(settings: FileSinkSettings) {
+    this.dir = settings.dir;
+  }
 
   async start(): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: DIR_MODE });

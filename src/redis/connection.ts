@@ -4,6 +4,7 @@ import type { Lifecycle } from '../lifecycle';
 import { DependencyDown } from '../observability/dependencies';
 import type { Logger } from '../observability/logger';
 import { urlCredentials } from '../secrets/url';
+import { waitAtMost } from '../wait-at-most';
 import { checkEveryMaster } from './cluster-health';
 import { isCluster, type RedisClusterTarget, type RedisTarget } from './target';
 
@@ -16,6 +17,16 @@ const MAX_RECONNECT_DELAY_MS = 1000;
 const ERROR_LOG_EVERY_MS = 10_000;
 
 type Role = 'client' | 'subscriber';
+
+/** The Redis connection's section of the settings (the container builds it from REDIS_*). */
+export interface RedisSettings {
+  /** A redis:// or rediss:// URL, or a cluster's seed nodes (see redisTarget). */
+  target: RedisTarget;
+  /** Every command's deadline (REDIS_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** For TLS (see redisTlsOptions); ioredis alone would use the system CAs only. */
+  tls?: ConnectionOptions;
+}
 
 /**
  * One Redis server (or one Redis Cluster) for the whole process: `client` for commands,
@@ -50,14 +61,16 @@ export class RedisConnection implements Lifecycle {
   };
   private restartTimers = new Set<NodeJS.Timeout>();
 
+  private readonly timeoutMs: number;
+  private readonly tls?: ConnectionOptions;
+
   constructor(
-    /** A redis:// or rediss:// URL, or a cluster's seed nodes (see redisTarget). */
-    target: RedisTarget,
-    private readonly timeoutMs: number,
+    settings: RedisSettings,
     private readonly logger: Logger,
-    /** For TLS (see redisTlsOptions); ioredis alone would use the system CAs only. */
-    private readonly tls?: ConnectionOptions,
   ) {
+    const { target } = settings;
+    this.timeoutMs = settings.timeoutMs;
+    this.tls = settings.tls;
     if (isCluster(target)) {
       this.isCluster = true;
       this.secrets = target.password ? [target.password] : [];
@@ -80,14 +93,7 @@ export class RedisConnection implements Lifecycle {
     this.started = true;
     const ready = this.client.status === 'wait' ? this.client.connect() : Promise.resolve();
     // Wait a moment for the first connection so a healthy start is ready at once, but never fail.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      ready.catch(() => undefined),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(this.timeoutMs, 500));
-      }),
-    ]);
-    if (timer) clearTimeout(timer);
+    await waitAtMost(ready, Math.max(this.timeoutMs, 500));
   }
 
   /**

@@ -44,14 +44,22 @@ export function otlpTracesUrl(config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT'
   return undefined;
 }
 
+/** Tracing's section of the settings (the container builds it from OTEL_*). */
+export interface TracingSettings {
+  /** Where spans go (see otlpTracesUrl); unset: none are exported. */
+  tracesUrl?: string;
+  /** `service.name` of the exported spans. */
+  serviceName: string;
+}
+
 /**
  * Span export only when an OTLP endpoint is configured. The OpenTelemetry SDK is required
  * here and nowhere else, so a gateway without an endpoint never loads it.
  */
-export function createTracing(config: Config, logger: Logger): Tracing {
-  const url = otlpTracesUrl(config);
+export function createTracing(settings: TracingSettings, logger: Logger): Tracing {
+  const url = settings.tracesUrl;
   if (!url) return passThroughTracing;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { otelTracing } = require('./otel') as typeof import('./otel');
-  return otelTracing({ url, serviceName: config.OTEL_SERVICE_NAME, logger });
+  return otelTracing({ url, serviceName: settings.serviceName, logger });
 }

@@ -41,7 +41,7 @@ function fileHarness(): Harness {
     async teardown() {
       await rm(dir, { recursive: true, force: true });
     },
-    create: () => new FileSink(dir),
+    create: () => new FileSink({ dir }),
     async readBack(topic, count) {
       const text = await readFile(join(dir, `${topic}.ndjson`), 'utf8').catch(() => '');
       const records = text
@@ -75,13 +75,15 @@ function kafkaHarness(): Harness {
       await mock?.stop();
     },
     create: () =>
-      new KafkaSink({
-        brokers: [mock!.brokers],
-        clientId: 'sink-contract',
-        idempotent: false, // the mock cannot hand kafkajs a producer id (see kafka-mock.ts)
-        compression: 'none',
-        logger: quiet,
-      }),
+      new KafkaSink(
+        {
+          brokers: [mock!.brokers],
+          clientId: 'sink-contract',
+          idempotent: false, // the mock cannot hand kafkajs a producer id (see kafka-mock.ts)
+          compression: 'none',
+        },
+        { logger: quiet },
+      ),
     readBack: (topic, count) => mock!.waitFor(count, 10_000, topic),
   };
 }

@@ -57,7 +57,7 @@ function singleRedis(): { setup: RedisSetup; close(): Promise<void> } {
     name: 'redis',
     async connect(timeoutMs = 1000, logger = silentLogger()) {
       await setup.admin(); // fails with how to start Redis when it is not there
-      const connection = new RedisConnection(REDIS_TEST_URL, timeoutMs, logger);
+      const connection = new RedisConnection({ target: REDIS_TEST_URL, timeoutMs }, logger);
       await connection.start();
       return connection;
     },
@@ -86,7 +86,7 @@ function redisCluster(): { setup: RedisSetup; close(): Promise<void> } {
   const setup: RedisSetup = {
     name: 'redis-cluster',
     async connect(timeoutMs = 1000, logger = silentLogger()) {
-      const connection = new RedisConnection((await cluster()).target, timeoutMs, logger);
+      const connection = new RedisConnection({ target: (await cluster()).target, timeoutMs }, logger);
       await connection.start();
       return connection;
     },

@@ -74,7 +74,7 @@ let dir: string;
 let sink: FileSink;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'file-sink-'));
-  sink = new FileSink(join(dir, 'events'));
+  sink = new FileSink({ dir: join(dir, 'events') });
   await sink.start();
 });
 afterEach(async () => {
@@ -142,7 +142,7 @@ test('a torn last line left by a crash during an append is cut off when the file
 test('event files are created readable by the gateway user only (0600), in a folder of its own (0700)', async () => {
   const previous = process.umask(0); // the modes asked for, not what a umask leaves of them
   try {
-    const own = new FileSink(join(dir, 'private', 'events'));
+    const own = new FileSink({ dir: join(dir, 'private', 'events') });
     await own.start();
     await own.write([record('modes', 1)]);
     await own.close();

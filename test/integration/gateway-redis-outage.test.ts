@@ -3,7 +3,7 @@
  * their own (RedisServerProcess, its own port; the shared Redis on 6379 is never touched),
  * which the test kills and starts again on the same port.
  *
- * While Redis is down (README "Redis: behaviour when it is down"):
+ * While Redis is down (docs/operations.md, "Redis: shared state, and behaviour when it is down"):
  * - every request is answered within about the Redis timeout (never a stall);
  * - idempotency: IDEMPOTENCY_ON_STORE_ERROR=accept publishes without dedupe (at-least-once, the
  *   event keeps its idempotencyKey); =refuse answers 503 with Retry-After;

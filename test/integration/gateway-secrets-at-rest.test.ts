@@ -38,7 +38,7 @@ describe('secrets at rest through the built gateway', () => {
   beforeAll(async () => {
     admin = await requireRedis();
     // Sealed under a key this gateway will not have (e.g. written before a botched rotation).
-    const connection = new RedisConnection(REDIS_TEST_URL, 1000, silentLogger());
+    const connection = new RedisConnection({ target: REDIS_TEST_URL, timeoutMs: 1000 }, silentLogger());
     await connection.start();
     const foreign = new RedisRegistry(connection, prefix, silentLogger(), { cipher: new SecretsCipher(OTHER_KEY) });
     await foreign.channels.put('wa-foreign', toStoredChannel(channelInput('foreign-app-secret')));

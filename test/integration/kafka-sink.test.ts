@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { MicroBatcher, type BatcherOptions } from '../../src/publish/batcher';
 import { PublishError } from '../../src/publish/errors';
-import { KafkaSink, type KafkaSinkOptions } from '../../src/publish/kafka';
+import { KafkaSink, type KafkaSettings, type KafkaSinkDeps } from '../../src/publish/kafka';
 import { PartialWriteError, type OutRecord } from '../../src/publish/sink';
 import { kafkaTiming } from '../../src/publish/timing';
 import { KAFKA_ERROR, startKafkaFaultProxy, type FaultProxyOptions, type KafkaFaultProxy } from '../helpers/kafka-fault-proxy';
@@ -32,15 +32,15 @@ afterEach(async () => {
   while (cleanup.length > 0) await cleanup.pop()!().catch(() => undefined);
 });
 
-function sinkFor(brokers: string, extra: Partial<KafkaSinkOptions> = {}): KafkaSink {
-  const sink = new KafkaSink({
+function sinkFor(brokers: string, extra: Partial<KafkaSettings> = {}, deps: Partial<KafkaSinkDeps> = {}): KafkaSink {
+  const settings: KafkaSettings = {
     brokers: [brokers],
     clientId: 'kafka-sink-test',
     idempotent: false, // the mock cannot hand kafkajs a producer id (see kafka-mock.ts)
     compression: 'none',
-    logger: quiet,
     ...extra,
-  });
+  };
+  const sink = new KafkaSink(settings, { logger: quiet, ...deps });
   cleanup.push(() => sink.close());
   return sink;
 }
@@ -97,7 +97,7 @@ test('1000 concurrent publishes all arrive, in far fewer Produce requests', asyn
   const topic = 'it.burst';
   const mock = await mockWith([topic]);
   let produceRequests = 0;
-  const sink = sinkFor(mock.brokers, { onProduceRequest: () => produceRequests++ });
+  const sink = sinkFor(mock.brokers, {}, { onProduceRequest: () => produceRequests++ });
   await sink.start();
   await eventually(() => sink.ping(), 10_000);
   const batcher = new MicroBatcher(sink, BATCHER);
@@ -269,7 +269,7 @@ test('a write larger than one request may carry is sent as consecutive requests,
   const topic = 'it.chunks';
   const mock = await mockWith([topic]);
   let produceRequests = 0;
-  const sink = sinkFor(mock.brokers, { maxRequestBytes: 1000, onProduceRequest: () => produceRequests++ });
+  const sink = sinkFor(mock.brokers, { maxRequestBytes: 1000 }, { onProduceRequest: () => produceRequests++ });
   await sink.start();
   await eventually(() => sink.ping(), 10_000);
 
@@ -333,7 +333,7 @@ test('both configured topics are checked once connected; a missing one fails at 
   const { mock, proxy } = await proxied([present, later]);
   proxy.setTopicFault(later, 'missing');
   const states: Array<[string, string]> = [];
-  const sink = sinkFor(proxy.brokers, { topics: [present, later], onTopicState: (topic, state) => states.push([topic, state]) });
+  const sink = sinkFor(proxy.brokers, { topics: [present, later] }, { onTopicState: (topic, state) => states.push([topic, state]) });
   expect(sink.topics()).toEqual({ [present]: 'unknown', [later]: 'unknown' });
   await sink.start();
   await eventually(async () => expect(sink.topics()).toEqual({ [present]: 'present', [later]: 'missing' }), 10_000);

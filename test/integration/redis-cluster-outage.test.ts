@@ -18,7 +18,7 @@ describe('a Redis Cluster master dies', () => {
 
   beforeAll(async () => {
     cluster = await RedisClusterProcess.start({ password: 'cluster-outage-pw-51a7' });
-    connection = new RedisConnection(cluster.target, TIMEOUT_MS, logs.logger);
+    connection = new RedisConnection({ target: cluster.target, timeoutMs: TIMEOUT_MS }, logs.logger);
     await connection.start();
   });
 

@@ -36,7 +36,7 @@ describe('Redis Cluster readiness with a master dead', () => {
 
   beforeAll(async () => {
     cluster = await RedisClusterProcess.start({ password: PASSWORD });
-    connection = new RedisConnection(cluster.target, TIMEOUT_MS, logs.logger);
+    connection = new RedisConnection({ target: cluster.target, timeoutMs: TIMEOUT_MS }, logs.logger);
     await connection.start();
   });
 

@@ -45,7 +45,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
 
   beforeAll(async () => {
     server = await RedisServerProcess.start();
-    connection = new RedisConnection(server.url, TIMEOUT_MS, logs.logger);
+    connection = new RedisConnection({ target: server.url, timeoutMs: TIMEOUT_MS }, logs.logger);
     await connection.start();
     registry = new RedisRegistry(connection, prefix, logs.logger);
     await registry.start();
@@ -177,7 +177,7 @@ describe('RedisConnection to a Redis that is not there', () => {
   it('starts anyway, reports why in ping, logs once, never the password', async () => {
     const port = await freePort();
     const logs = capturingLogger();
-    const connection = new RedisConnection(`redis://gateway:s3cret-Pa55word@127.0.0.1:${port}/0`, TIMEOUT_MS, logs.logger);
+    const connection = new RedisConnection({ target: `redis://gateway:s3cret-Pa55word@127.0.0.1:${port}/0`, timeoutMs: TIMEOUT_MS }, logs.logger);
     const started = performance.now();
     await connection.start();
     expect(performance.now() - started).toBeLessThan(FAIL_FAST_MS);
@@ -213,7 +213,7 @@ describe('RedisConnection to a Redis that is not there', () => {
 
   it('closes safely without start, twice', async () => {
     const logs = capturingLogger();
-    const connection = new RedisConnection('redis://127.0.0.1:1/0', TIMEOUT_MS, logs.logger);
+    const connection = new RedisConnection({ target: 'redis://127.0.0.1:1/0', timeoutMs: TIMEOUT_MS }, logs.logger);
     await expect(connection.close()).resolves.toBeUndefined();
     await expect(connection.close()).resolves.toBeUndefined();
     await connection.start();

@@ -30,7 +30,7 @@ describe('secrets at rest in the Redis registry', () => {
   const opened: Array<{ connection: RedisConnection; registry: RedisRegistry }> = [];
 
   async function open(cipher?: SecretsCipher, logger = silentLogger()): Promise<RedisRegistry> {
-    const connection = new RedisConnection(REDIS_TEST_URL, 1000, logger);
+    const connection = new RedisConnection({ target: REDIS_TEST_URL, timeoutMs: 1000 }, logger);
     await connection.start();
     const registry = new RedisRegistry(connection, prefix, logger, { cipher });
     await registry.start();
@@ -120,7 +120,7 @@ describe('secrets at rest in the Redis registry', () => {
   it('resealing never undoes a change written meanwhile (compare-and-set)', async () => {
     const before = await open();
     await before.channels.put('wa-race', channel('old-clear-secret'));
-    const connection = new RedisConnection(REDIS_TEST_URL, 1000, silentLogger());
+    const connection = new RedisConnection({ target: REDIS_TEST_URL, timeoutMs: 1000 }, silentLogger());
     await connection.start();
     const registry = new RedisRegistry(connection, prefix, silentLogger(), { cipher: new SecretsCipher(keyA) });
     opened.push({ connection, registry });

@@ -52,7 +52,7 @@ describe('Redis over TLS with a password', () => {
     expect(String(tls.ca)).toContain('BEGIN CERTIFICATE');
     expect(String(tls.cert)).toContain('BEGIN CERTIFICATE');
     expect(String(tls.key)).toContain('PRIVATE KEY');
-    const connection = new RedisConnection(settings.REDIS_URL!, 1000, silentLogger(), tls);
+    const connection = new RedisConnection({ target: settings.REDIS_URL!, timeoutMs: 1000, tls }, silentLogger());
     const { options } = connection.client as Redis;
     expect(options.tls).toMatchObject({ ca: tls.ca, rejectUnauthorized: true });
     expect(options.password).toBe(PASSWORD);
@@ -62,7 +62,7 @@ describe('Redis over TLS with a password', () => {
   });
 
   it('reads and writes the registry over rediss:// with the test CA', async () => {
-    const connection = new RedisConnection(redis.url, 1000, silentLogger(), redisTlsOptions(config({ REDIS_URL: redis.url, REDIS_TLS_CA_FILE: pki.caFile })));
+    const connection = new RedisConnection({ target: redis.url, timeoutMs: 1000, tls: redisTlsOptions(config({ REDIS_URL: redis.url, REDIS_TLS_CA_FILE: pki.caFile })) }, silentLogger());
     await connection.start();
     const registry = new RedisRegistry(connection, uniquePrefix('tls'), silentLogger());
     try {
@@ -78,7 +78,7 @@ describe('Redis over TLS with a password', () => {
 
   it('refuses a server certificate it cannot verify, without the password in the reason', async () => {
     const logs = capturingLogger();
-    const connection = new RedisConnection(redis.url, 500, logs.logger, redisTlsOptions(config({ REDIS_URL: redis.url })));
+    const connection = new RedisConnection({ target: redis.url, timeoutMs: 500, tls: redisTlsOptions(config({ REDIS_URL: redis.url })) }, logs.logger);
     try {
       await connection.start();
       await expect(connection.ping()).rejects.toThrow(/redis: /);
@@ -91,14 +91,14 @@ describe('Redis over TLS with a password', () => {
 
   it('sends the client certificate to a Redis that requires one (tls-auth-clients yes)', async () => {
     const withCert = config({ REDIS_URL: mtls.url, REDIS_TLS_CA_FILE: pki.caFile, REDIS_TLS_CERT_FILE: pki.clientCertFile, REDIS_TLS_KEY_FILE: pki.clientKeyFile });
-    const connection = new RedisConnection(mtls.url, 1000, silentLogger(), redisTlsOptions(withCert));
+    const connection = new RedisConnection({ target: mtls.url, timeoutMs: 1000, tls: redisTlsOptions(withCert) }, silentLogger());
     try {
       await connection.start();
       await expect(connection.ping()).resolves.toBeUndefined();
     } finally {
       await connection.close();
     }
-    const withoutCert = new RedisConnection(mtls.url, 500, silentLogger(), redisTlsOptions(config({ REDIS_URL: mtls.url, REDIS_TLS_CA_FILE: pki.caFile })));
+    const withoutCert = new RedisConnection({ target: mtls.url, timeoutMs: 500, tls: redisTlsOptions(config({ REDIS_URL: mtls.url, REDIS_TLS_CA_FILE: pki.caFile })) }, silentLogger());
     try {
       await withoutCert.start();
       await expect(withoutCert.ping()).rejects.toThrow(/redis: /);

@@ -25,7 +25,7 @@ describe('registry subscription across a dropped Redis connection', () => {
   const open: Array<{ connection: RedisConnection; registry: RedisRegistry }> = [];
 
   async function startRegistry(url: string, options = {}): Promise<{ connection: RedisConnection; registry: RedisRegistry }> {
-    const connection = new RedisConnection(url, TIMEOUT_MS, silentLogger());
+    const connection = new RedisConnection({ target: url, timeoutMs: TIMEOUT_MS }, silentLogger());
     await connection.start();
     const registry = new RedisRegistry(connection, prefix, silentLogger(), options);
     await registry.start();

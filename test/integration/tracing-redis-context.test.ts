@@ -13,7 +13,7 @@ import { REDIS_TEST_URL, requireRedis, silentLogger, uniquePrefix } from '../hel
 describe('Redis spans under auto-pipelining', () => {
   it("each command's span gets the context of its own caller", async () => {
     (await requireRedis()).disconnect();
-    const connection = new RedisConnection(REDIS_TEST_URL, 1000, silentLogger());
+    const connection = new RedisConnection({ target: REDIS_TEST_URL, timeoutMs: 1000 }, silentLogger());
     await connection.start();
     try {
       const request = new AsyncLocalStorage<string>();

@@ -169,7 +169,7 @@ describe('KafkaSink: a request refused as too large', () => {
   beforeEach(() => mockCluster.reset());
 
   async function sink(idempotent: boolean): Promise<KafkaSink> {
-    const s = new KafkaSink({ brokers: ['fake:9092'], clientId: 'unit', idempotent, compression: 'none', logger: quiet });
+    const s = new KafkaSink({ brokers: ['fake:9092'], clientId: 'unit', idempotent, compression: 'none' }, { logger: quiet });
     await s.start();
     await s.ping();
     return s;
@@ -249,14 +249,16 @@ describe('KafkaSink: a request refused as too large', () => {
   });
 
   it('a later request of a write larger than one request failing leaves the earlier ones acknowledged', async () => {
-    const s = new KafkaSink({
-      brokers: ['fake:9092'],
-      clientId: 'unit',
-      idempotent: false,
-      compression: 'none',
-      logger: quiet,
-      maxRequestBytes: 250, // two records of ~120 bytes (with the allowance) per request
-    });
+    const s = new KafkaSink(
+      {
+        brokers: ['fake:9092'],
+        clientId: 'unit',
+        idempotent: false,
+        compression: 'none',
+        maxRequestBytes: 250, // two records of ~120 bytes (with the allowance) per request
+      },
+      { logger: quiet },
+    );
     await s.start();
     const { KafkaJSConnectionError } = jest.requireActual('kafkajs');
     mockCluster.failAt.set(2, new KafkaJSConnectionError('Connection error'));

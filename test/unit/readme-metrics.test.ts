@@ -3,19 +3,20 @@ import { join } from 'node:path';
 import { registerDependencyMetrics } from '../../src/observability/dependencies';
 import { createMetrics } from '../../src/observability/metrics';
 
-const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+/** The metrics table lives in the manual, docs/metrics.md. */
+const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'metrics.md'), 'utf8');
 
 /** Rows of the first markdown table after `heading`, as cells without backticks (header row dropped). */
 function tableAfter(heading: string): string[][] {
-  const start = readme.indexOf(heading);
-  if (start < 0) throw new Error(`README has no "${heading}"`);
-  const lines = readme.slice(start).split('\n');
+  const start = doc.indexOf(heading);
+  if (start < 0) throw new Error(`docs/metrics.md has no "${heading}"`);
+  const lines = doc.slice(start).split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   const end = lines.findIndex((line, i) => i > first && !line.startsWith('|'));
   return lines.slice(first + 2, end).map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim().replace(/`/g, '')));
 }
 
-describe('README metrics table', () => {
+describe('docs/metrics.md metrics table', () => {
   it('lists exactly the gateway metrics, each with its type, labels and help text', async () => {
     // The metrics of src/observability/metrics.ts, and those the container adds for the dependencies.
     const { registry } = createMetrics();

@@ -4,11 +4,15 @@ import { configSchema } from '../../src/config/schema';
 import { ERROR_CATALOGUE } from '../../src/http/errors';
 import { REASONS } from '../../src/http/reasons';
 
-const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+const read = (...path: string[]) => readFileSync(join(__dirname, '..', '..', ...path), 'utf8');
+const readme = read('README.md');
+/** The manual's tables: settings in docs/settings.md, error codes and reasons in docs/errors.md. */
+const settingsDoc = read('docs', 'settings.md');
+const errorsDoc = read('docs', 'errors.md');
 
-/** Rows of the first markdown table after `heading`, as cells without backticks (header row dropped). */
-function tableAfter(heading: string): string[][] {
-  const lines = readme.slice(readme.indexOf(heading)).split('\n');
+/** Rows of the first markdown table after `heading` in `doc`, as cells without backticks (header row dropped). */
+function tableAfter(doc: string, heading: string): string[][] {
+  const lines = doc.slice(doc.indexOf(heading)).split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   const end = lines.findIndex((line, i) => i > first && !line.startsWith('|'));
   return lines
@@ -16,15 +20,15 @@ function tableAfter(heading: string): string[][] {
     .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim().replace(/`/g, '')));
 }
 
-describe('README', () => {
+describe('README and the manual (docs/)', () => {
   it('lists exactly the error catalogue, with its statuses and retry advice', () => {
-    const rows = tableAfter('## Error codes');
+    const rows = tableAfter(errorsDoc, '## Error codes');
     const documented = Object.fromEntries(rows.map(([code, status, retry]) => [code, { status: Number(status), retryable: retry === 'yes' }]));
     expect(documented).toEqual(ERROR_CATALOGUE);
   });
 
   it('lists exactly the reason catalogue, each with its code, status, retry advice and explanation', () => {
-    const rows = tableAfter('### Reasons');
+    const rows = tableAfter(errorsDoc, '### Reasons');
     const documented = Object.fromEntries(rows.map(([reason, code, status, retry, explain]) => [reason, { code, status, retry, explain }]));
     const expected = Object.fromEntries(
       Object.entries(REASONS).map(([reason, { code, explain }]) => [
@@ -36,7 +40,7 @@ describe('README', () => {
   });
 
   it('lists every setting with its default', () => {
-    const rows = tableAfter('## Settings');
+    const rows = tableAfter(settingsDoc, '## Settings');
     const documented = new Map(rows.map(([name, defaultValue]) => [name, defaultValue]));
     const defaults = configSchema.parse({});
     for (const name of Object.keys(configSchema.shape)) {
