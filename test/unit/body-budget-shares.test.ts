@@ -38,3 +38,43 @@ describe('BodyBudget shares (issue 9, item 1)', () => {
     expect(budget.heldBy('route:a')).toBe(300);
   });
 });
+
+describe('BodyBudget headroom for keys that hold nothing (issue 20, item 8)', () => {
+  const senderKeys = (name: string) => [`route:trigger:${name}`, `client:${name}`, `workspace:ws-${name}`];
+
+  /** Requests of `bytes` each from one sender until the budget refuses one; the leases taken. */
+  function fill(budget: BodyBudget, name: string, bytes: number): number {
+    let taken = 0;
+    while (budget.lease(senderKeys(name), 500).take(bytes) === undefined) taken += bytes;
+    return taken;
+  }
+
+  it('two senders filling their 50 % shares one after the other leave room for a third tenant', () => {
+    const budget = new BodyBudget(1000);
+    fill(budget, 'a', 10);
+    fill(budget, 'b', 10);
+    expect(budget.inUse).toBeLessThanOrEqual(1000 - budget.headroom);
+    expect(budget.lease(senderKeys('c'), 500).take(100)).toBeUndefined();
+  });
+
+  it('two senders filling at the same time each get at most max / 3 once both hold bytes', () => {
+    const budget = new BodyBudget(1000);
+    const keep = [budget.lease(senderKeys('a'), 500), budget.lease(senderKeys('b'), 500)];
+    for (const lease of keep) expect(lease.take(10)).toBeUndefined();
+    let refused = 0;
+    while (refused < 2) {
+      refused = 0;
+      for (const name of ['a', 'b']) if (budget.lease(senderKeys(name), 500).take(10) !== undefined) refused++;
+    }
+    expect(budget.heldBy('workspace:ws-a')).toBeLessThanOrEqual(333);
+    expect(budget.heldBy('workspace:ws-b')).toBeLessThanOrEqual(333);
+    expect(budget.lease(senderKeys('c'), 500).take(300)).toBeUndefined();
+  });
+
+  it('a request alone on its keys may still use the headroom; one that shares a key may not', () => {
+    const budget = new BodyBudget(1000);
+    expect(budget.lease(senderKeys('a'), 1000).take(850)).toBeUndefined();
+    expect(budget.lease(senderKeys('a'), 1000).take(50)).toBe('share');
+    expect(budget.lease(senderKeys('b'), 1000).take(150)).toBeUndefined();
+  });
+});
