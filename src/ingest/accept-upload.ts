@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { FileStore } from '../files/file-store';
@@ -8,6 +8,7 @@ import { HttpError } from '../http/errors';
 import type { StoredTrigger } from '../registry/schemas';
 import type { EventTrace } from '../tracing/w3c';
 import { answerEarlierClaim, publishTriggerEvent, type HeldKey, type WebhookAck } from './accept-webhook';
+import { identityContentType, multipartIdentity } from './body-identity';
 import { applyInputFormat } from './coerce';
 import { claimOrDegrade, releaseQuietly } from './guarded-store';
 import { publishableQuery } from './headers';
@@ -116,7 +117,7 @@ async function claimHeaderKey(deps: IngestDeps, req: UploadRequest): Promise<Ear
   const claim = await claimOrDegrade(deps, storeKey, BODY_NOT_READ, leaseMs);
   if (claim === 'unguarded' || claim.state === 'claimed') return { storeKey, claim, bodyHash: BODY_NOT_READ, key };
   if (claim.state === 'in_flight') return { ack: answerEarlierClaim(claim, false) };
-  const bodyHash = await hashBody(req.body, deps.config.MAX_BODY_BYTES + deps.config.MAX_FILES * deps.config.MAX_FILE_BYTES);
+  const bodyHash = await replayIdentity(deps, req);
   // The same claim again, now with the body's hash: the stored record says whether it is the same body.
   const again = await claimOrDegrade(deps, storeKey, bodyHash);
   if (again !== 'unguarded' && again.state !== 'claimed') return { ack: answerEarlierClaim(again, true) };
@@ -130,24 +131,19 @@ function bodyKey(req: UploadRequest, streamed: StreamedMultipart, query: Record<
     method: req.method,
     path: req.path,
     query,
-    contentType,
+    contentType: identityContentType(contentType),
     bodyHash: streamed.bodyHash,
   });
 }
 
-/** Reads a body only to hash it (a replay's body is compared, never stored). */
-async function hashBody(body: Readable, limit: number): Promise<string> {
-  const hash = createHash('sha256');
-  let size = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) throw new HttpError('body_too_large', `the body exceeds ${limit} bytes`, { limit });
-      hash.update(chunk);
-    }
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    throw new HttpError('body_unreadable', 'the request body could not be read');
-  }
-  return hash.digest('hex');
+/** Reads a replay's body only for its identity (contract §5): compared, never stored. */
+function replayIdentity(deps: IngestDeps, req: UploadRequest): Promise<string> {
+  const { config } = deps;
+  return multipartIdentity(req.body, req.headers['content-type'] as string, {
+    maxFileBytes: config.MAX_FILE_BYTES,
+    maxFiles: config.MAX_FILES,
+    maxFields: config.MAX_FIELDS,
+    maxFieldBytes: config.MAX_BODY_BYTES,
+    maxBodyBytes: config.MAX_BODY_BYTES + config.MAX_FILES * config.MAX_FILE_BYTES,
+  });
 }

@@ -3,8 +3,8 @@ import { HttpError } from '../http/errors';
 import type { Classified, ProviderGate } from '../providers/gate';
 import { topicName } from '../publish/topics';
 import type { StoredTrigger } from '../registry/schemas';
-import { sha256Hex } from '../security';
 import { cloudEvent, toRecord } from './cloudevent';
+import { bodyIdentity, identityContentType } from './body-identity';
 import { applyInputFormat } from './coerce';
 import { claimOrDegrade, completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
 import { publishableHeaders, publishableQuery } from './headers';
@@ -48,23 +48,24 @@ export async function acceptWebhook(deps: IngestDeps, req: WebhookRequest): Prom
   const { config } = deps;
   const { path, trigger, raw } = req;
   const contentType = req.headers['content-type'];
-  const parsed = await parseBody(raw, contentType, {
+  const limits = {
     maxFileBytes: config.MAX_FILE_BYTES,
     maxFiles: config.MAX_FILES,
     maxFields: config.MAX_FIELDS,
     maxFieldBytes: config.MAX_BODY_BYTES,
-  });
+  };
+  const parsed = await parseBody(raw, contentType, limits);
   applyInputFormat(parsed.input, trigger.inputFormat);
   const delivery = req.provider?.classify(req.headers, parsed.value);
   if (delivery?.ignored) return delivery;
 
-  const bodyHash = sha256Hex(raw);
+  const bodyHash = await bodyIdentity(raw, contentType, limits);
   const query = publishableQuery(req.query);
   const key = resolveIdempotencyKey(req.headers, parsed.value, trigger.idempotency?.keyField, {
     method: req.method,
     path,
     query,
-    contentType: contentType ?? '',
+    contentType: identityContentType(contentType),
     bodyHash,
   }, delivery?.deliveryId);
   const storeKey = triggerStoreKey(trigger, path, key);

@@ -6,6 +6,7 @@ import type { Reason } from '../http/reasons';
 import { FieldCollector } from './fields';
 import { multipartParser, withoutControlCharacters, type FileValue, type MultipartLimits } from './multipart';
 import type { Refusal } from './body-budget';
+import { MultipartIdentity } from './body-identity';
 import { RETRY_AFTER_SECONDS } from './publish-failure';
 import { noRoom } from './read-body';
 
@@ -44,7 +45,7 @@ export interface FileDestination {
 
 export interface StreamedMultipart {
   fields: Record<string, unknown>;
-  /** sha256 of the raw body bytes, as the buffered path hashes them (fingerprints, key reuse). */
+  /** The body's identity (contract §5: its parts, not its boundary), as the buffered path takes it (fingerprints, key reuse). */
   bodyHash: string;
 }
 
@@ -65,7 +66,7 @@ export function streamMultipart(
     const parser = multipartParser(contentType, limits); // a throw here rejects the promise
     const fields = new FieldCollector();
     const pendingFiles: Promise<void>[] = [];
-    const bodyHash = createHash('sha256');
+    const identity = new MultipartIdentity();
     let bodyBytes = 0;
     let textBytes = 0;
     let fileCount = 0;
@@ -75,7 +76,6 @@ export function streamMultipart(
     const onBodyData = (chunk: Buffer) => {
       bodyBytes += chunk.length;
       if (bodyBytes > limits.maxBodyBytes) return tooLarge('body_too_large', 'the body', limits.maxBodyBytes);
-      bodyHash.update(chunk);
     };
     const onBodyError = () => fail(new HttpError('body_unreadable', 'the request body could not be read'));
     const fail = (error: HttpError) => {
@@ -105,7 +105,9 @@ export function streamMultipart(
       const bytes = Buffer.byteLength(name) + Buffer.byteLength(value);
       textBytes += bytes;
       if (textBytes > limits.maxTextBytes) return tooLarge('body_too_large', 'the text parts', limits.maxTextBytes);
-      if (take(bytes)) fields.add(name, value);
+      if (!take(bytes)) return;
+      fields.add(name, value);
+      identity.field(name, value);
     });
     parser.on('file', (name, stream, info) => {
       if (failed) return void stream.resume();
@@ -114,6 +116,7 @@ export function streamMultipart(
       // Added now, filled in when the part ends: files keep their order in `x[]`.
       const value = {} as FileValue | FileReference;
       fields.add(name, value);
+      const setIdentityHash = identity.file(name, info.filename, mime);
       const sha256 = createHash('sha256');
       const head: Buffer[] = [];
       let size = 0;
@@ -150,6 +153,8 @@ export function streamMultipart(
           stream.on('end', () => {
             if (failed) return done();
             const filename = withoutControlCharacters(info.filename ?? name);
+            const fileHash = sha256.digest('hex');
+            setIdentityHash(fileHash);
             if (!upload) {
               const data = Buffer.concat(head);
               Object.assign(value, { type: 'file', name: filename, mime, size, data: `data:${mime};base64,${data.toString('base64')}` });
@@ -158,7 +163,7 @@ export function streamMultipart(
             upload.pass.end();
             upload.stored.then(
               (object) => {
-                Object.assign(value, { type: 'url', data: object.url, name: filename, mime, size, sha256: sha256.digest('hex') });
+                Object.assign(value, { type: 'url', data: object.url, name: filename, mime, size, sha256: fileHash });
                 done();
               },
               () => done(),
@@ -177,7 +182,7 @@ export function streamMultipart(
         settled = true;
         body.off('error', onBodyError);
         body.off('aborted', onBodyError);
-        resolve({ fields: fields.result(), bodyHash: bodyHash.digest('hex') });
+        resolve({ fields: fields.result(), bodyHash: identity.digest() });
       });
     });
     body.on('data', onBodyData);

@@ -197,7 +197,7 @@ describe('files by reference: the built gateway with S3_BUCKET', () => {
     }
   });
 
-  it('a duplicate uploads nothing when its key is in the headers, and leaves nothing when it is found after the body', async () => {
+  it('a retry (new boundary, as curl -F sends it) uploads nothing when its key is in the headers, and leaves nothing when it is found after the body', async () => {
     const proxy = await StoreOutageProxy.start(s3.port);
     const own = await setup({}, proxy.endpoint);
     try {
@@ -210,29 +210,29 @@ describe('files by reference: the built gateway with S3_BUCKET', () => {
 
       let replaySent = 0;
       const storedBytes = proxy.bytesUp;
-      const replay = await postMultipartStream(url(own), [bigFile()], { headers, boundary, beforeSlice: (sent) => void (replaySent = sent) });
+      // Another boundary: other bytes, the same parts (contract §5: the body's identity).
+      const replay = await postMultipartStream(url(own), [bigFile()], { headers, beforeSlice: (sent) => void (replaySent = sent) });
       expect(replay.status).toBe(200);
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect(replay.headers['x-event-id']).toBe(first.headers['x-event-id']);
       expect(replaySent).toBeGreaterThan(FIFTY_MB - 128 * 1024);
-      // The whole body was read (and hashed: same body, so a replay), and not a byte of it stored.
+      // The whole body was read (its parts hashed: same body, so a replay), and not a byte of it stored.
       expect(proxy.bytesUp - storedBytes).toBeLessThan(64 * 1024);
       expect(await s3.keys(own.bucket)).toEqual(stored);
       expect(await s3.openUploads(own.bucket)).toEqual([]);
 
-      const other = await postMultipartStream(url(own), [bigFile('doc', 'other.pdf')], { headers, boundary });
+      const other = await postMultipartStream(url(own), [bigFile('doc', 'other.pdf')], { headers });
       expect(other.status).toBe(409);
       expect(other.body.error.details.reason).toBe('key_reused');
       expect(await s3.keys(own.bucket)).toEqual(stored);
 
       // No key in the headers: the body's fingerprint is known only once it is read (and stored).
       const parts: Part[] = [{ name: 'same', value: 'body' }, bigFile('doc', 'fp.pdf')];
-      const sameBytes = { boundary: '----igw-test-fixed-boundary' };
-      const a = await postMultipartStream(url(own), parts, sameBytes);
+      const a = await postMultipartStream(url(own), parts, { boundary: '----igw-test-first-attempt' });
       expect(a.status).toBe(200);
       const afterFirst = await s3.keys(own.bucket);
       expect(afterFirst).toHaveLength(2);
-      const b = await postMultipartStream(url(own), parts, sameBytes);
+      const b = await postMultipartStream(url(own), parts, { boundary: '----igw-test-second-attempt' });
       expect(b.status).toBe(200);
       expect(b.headers['idempotent-replayed']).toBe('true');
       expect(b.headers['x-event-id']).toBe(a.headers['x-event-id']);
