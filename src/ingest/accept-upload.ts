@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { FileStore } from '../files/file-store';
+import type { FileStore, PartMemory } from '../files/file-store';
 import { eventFolder, fileKey } from '../files/object-key';
 import { RequestUploads } from '../files/request-uploads';
 import { HttpError } from '../http/errors';
@@ -14,7 +14,9 @@ import { claimOrDegrade, releaseQuietly } from './guarded-store';
 import { publishableQuery } from './headers';
 import { headerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
 import type { IngestDeps } from './ports';
-import { streamMultipart, type MemoryShare, type StreamedMultipart } from './stream-multipart';
+import type { BodyLease } from './body-budget';
+import { noRoom } from './read-body';
+import { streamMultipart, type StreamedMultipart } from './stream-multipart';
 
 /** Stored on a key claimed before its body was read; the real hash replaces it on completion. */
 const BODY_NOT_READ = 'body-not-read-yet';
@@ -29,7 +31,8 @@ export interface UploadRequest {
   body: Readable;
   /** W3C trace context the event carries. */
   trace?: EventTrace;
-  memory: MemoryShare;
+  /** The request's share of the body budget: its text parts and inline files, and its uploads' part buffers. */
+  memory: BodyLease;
 }
 
 /**
@@ -54,7 +57,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
 
   const eventId = randomUUID();
   const folder = eventFolder(trigger.workspaceId, path, eventId, new Date());
-  const uploads = new RequestUploads(deps.files);
+  const uploads = new RequestUploads(deps.files, partMemory(req.memory, config.REQUEST_TIMEOUT_MS));
   let held: HeldKey | undefined = early;
   try {
     const streamed = await streamMultipart(
@@ -71,7 +74,6 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
       },
       req.memory,
       {
-        uploadBytes: deps.files.bufferBytes,
         put: (n, filename, body, mime) => uploads.put(fileKey(folder, n, filename), body, mime),
       },
     );
@@ -100,6 +102,21 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
     if (held && held.claim !== 'unguarded') await releaseQuietly(deps, held.storeKey, held.claim);
     throw error;
   }
+}
+
+/**
+ * Part buffers from the request's share, waited for while a share or the budget is full (other
+ * uploads give theirs back as their parts are sent): a sender's concurrent uploads queue for
+ * memory instead of being refused. Past the request's time: 429 or 503, send it again.
+ */
+function partMemory(lease: BodyLease, timeoutMs: number): PartMemory {
+  return {
+    async acquire(bytes, signal) {
+      const refusal = await lease.takeWhenFree(bytes, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
+      if (refusal) throw noRoom(refusal);
+    },
+    release: (bytes) => lease.giveBack(bytes),
+  };
 }
 
 type EarlyClaim = HeldKey & { key: IdempotencyKey };

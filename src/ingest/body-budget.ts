@@ -24,6 +24,8 @@ export class BodyBudget {
   private readonly byKey = new Map<string, number>();
   /** How many keys of each kind (`route`, `client`, `workspace`) hold bytes. */
   private readonly activeByKind = new Map<string, number>();
+  /** Leases waiting for room (takeWhenFree): each tries again whenever bytes come back; true once taken. */
+  private readonly waiters = new Set<() => boolean>();
 
   /** Bytes only a request alone on all of its keys may take. */
   readonly headroom: number;
@@ -88,6 +90,17 @@ export class BodyBudget {
       if (left > 0) this.byKey.set(key, left);
       else if (this.byKey.delete(key)) this.countActive(key, -1);
     }
+    for (const retry of this.waiters) if (retry()) this.waiters.delete(retry);
+  }
+
+  /** @internal */
+  wait(retry: () => boolean): void {
+    this.waiters.add(retry);
+  }
+
+  /** @internal */
+  stopWaiting(retry: () => boolean): void {
+    this.waiters.delete(retry);
   }
 }
 
@@ -116,6 +129,45 @@ export class BodyLease {
     const refusal = this.budget.tryTake(this, bytes);
     if (!refusal) this.taken += bytes;
     return refusal;
+  }
+
+  /**
+   * Takes `bytes` once there is room, waiting while the budget or a share is full: for memory
+   * that comes back by itself soon (a streamed upload's part buffer, given back once the part
+   * is sent), so a sender's concurrent uploads queue for memory instead of being refused.
+   * Resolves undefined once taken; the last refusal when `signal` aborts first, or at once when
+   * the bytes could never fit.
+   */
+  takeWhenFree(bytes: number, signal: AbortSignal): Promise<Refusal | undefined> {
+    const refusal = this.take(bytes);
+    if (!refusal || bytes > this.budget.max || signal.aborted) return Promise.resolve(refusal);
+    return new Promise((resolve) => {
+      let last: Refusal = refusal;
+      const retry = () => {
+        const again = this.take(bytes);
+        if (again) {
+          last = again;
+          return false;
+        }
+        signal.removeEventListener('abort', onAbort);
+        resolve(undefined);
+        return true;
+      };
+      const onAbort = () => {
+        this.budget.stopWaiting(retry);
+        resolve(last);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.budget.wait(retry);
+    });
+  }
+
+  /** Gives `bytes` of what this request holds back (a part buffer that was sent). */
+  giveBack(bytes: number): void {
+    const back = Math.min(bytes, this.taken);
+    if (back <= 0) return;
+    this.taken -= back;
+    this.budget.give(this, back);
   }
 
   /** Gives every byte back. Safe to call more than once. */

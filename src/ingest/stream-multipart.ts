@@ -37,9 +37,7 @@ export interface MemoryShare {
 }
 
 export interface FileDestination {
-  /** Memory one upload holds while it runs, taken from the share when it starts. */
-  uploadBytes: number;
-  /** Streams the file part number `n` to the store. */
+  /** Streams the file part number `n` to the store (which counts the part buffers it holds). */
   put(n: number, filename: string | undefined, body: Readable, mime: string): Promise<StoredObject>;
 }
 
@@ -123,7 +121,6 @@ export function streamMultipart(
       let upload: { pass: PassThrough; stored: Promise<StoredObject> } | undefined;
 
       const startUpload = () => {
-        if (!take(files.uploadBytes)) return undefined;
         const pass = new PassThrough();
         const stored = files.put(n, info.filename, pass, mime);
         // Its failure is read where the part ends (or the request already failed): never unhandled.

@@ -78,3 +78,40 @@ describe('BodyBudget headroom for keys that hold nothing (issue 20, item 8)', ()
     expect(budget.lease(senderKeys('b'), 1000).take(150)).toBeUndefined();
   });
 });
+
+describe('BodyLease.takeWhenFree: part buffers wait for room instead of being refused (issue 22, item 2)', () => {
+  it('waits while a share is full and takes the bytes once another request gives some back', async () => {
+    const budget = new BodyBudget(1000);
+    const first = budget.lease(['client:x'], 500);
+    expect(first.take(400)).toBeUndefined();
+    const second = budget.lease(['client:x'], 500);
+    let taken: string | undefined = 'waiting';
+    const waiting = second.takeWhenFree(300, new AbortController().signal).then((refusal) => (taken = refusal));
+    await Promise.resolve();
+    expect(taken).toBe('waiting');
+    first.giveBack(300);
+    await waiting;
+    expect(taken).toBeUndefined();
+    expect(second.held).toBe(300);
+    expect(budget.inUse).toBe(400);
+  });
+
+  it('gives up with the refusal when its signal aborts, and takes nothing afterwards', async () => {
+    const budget = new BodyBudget(1000);
+    const holder = budget.lease(['client:x'], 500);
+    expect(holder.take(500)).toBeUndefined();
+    const controller = new AbortController();
+    const waiter = budget.lease(['client:x'], 500);
+    const result = waiter.takeWhenFree(100, controller.signal);
+    controller.abort();
+    expect(await result).toBe('share');
+    holder.release();
+    expect(waiter.held).toBe(0);
+    expect(budget.inUse).toBe(0);
+  });
+
+  it('refuses at once what could never fit', async () => {
+    const budget = new BodyBudget(1000);
+    expect(await budget.lease(['client:x'], 500).takeWhenFree(1001, new AbortController().signal)).toBe('budget');
+  });
+});
