@@ -39,8 +39,8 @@ export interface RecordToPublish {
  * The claim check (contract §12): with a file store, a JSON, form or text body whose event is
  * over MAX_RECORD_BYTES is stored once as an object, and the event carries `data.input` = `{}`
  * and `data.body` = its reference instead (`data.common` was taken from the body already).
- * Without a store, or for a record that fits, the record as it is (the sink answers 413 past
- * the limit). A store that fails: 503 with Retry-After, nothing stored.
+ * A body itself over MAX_RECORD_BYTES always goes by reference. Without a store, or for a
+ * record that fits, the record as it is (the sink answers 413 past the limit). A store that fails: 503 with Retry-After, nothing stored.
  */
 export async function recordOrClaimCheck(
   files: FileStore | undefined,
@@ -50,10 +50,14 @@ export async function recordOrClaimCheck(
   event: CloudEvent<{ input: unknown; body?: BodyReference }>,
   body: LargeBody | undefined,
 ): Promise<RecordToPublish> {
-  const record = toRecord(topic, key, event);
-  if (!files || !body || recordBytes(record) <= maxRecordBytes) return { record };
-  const kind = classifyContentType(body.contentType)?.kind;
-  if (kind === undefined || kind === 'multipart') return { record };
+  const kind = body && classifyContentType(body.contentType)?.kind;
+  const eligible = files && body && kind !== undefined && kind !== 'multipart';
+  // A body over the limit goes by reference without serialising its event first (25 MB of
+  // JSON.stringify to learn that it does not fit); a smaller one only when its event is over.
+  if (!eligible || body.raw.length <= maxRecordBytes) {
+    const record = toRecord(topic, key, event);
+    if (!eligible || recordBytes(record) <= maxRecordBytes) return { record };
+  }
 
   const mime = body.contentType?.trim() || 'application/octet-stream';
   const uploads = new RequestUploads(files);
