@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { HttpError } from '../http/errors';
+import type { Reason } from '../http/reasons';
 import { sha256Hex } from '../security';
 import { classifyContentType } from './content-type';
 import { multipartParser, type MultipartLimits } from './multipart';
@@ -65,7 +66,8 @@ export function multipartIdentity(body: Readable, contentType: string, limits: M
       reject(error);
     };
     const malformed = (error: Error) => fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message }));
-    const tooLarge = (what: string, max: number) => fail(new HttpError('body_too_large', `${what} exceeds the limit`, { limit: what, max }));
+    const tooLarge = (what: string, max: number, reason: Reason = 'body_too_large') =>
+      fail(new HttpError(reason, `${what} exceeds the limit`, { limit: what, max }));
 
     body.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -78,13 +80,13 @@ export function multipartIdentity(body: Readable, contentType: string, limits: M
       const setHash = identity.file(name, info.filename, info.mimeType || 'application/octet-stream');
       const hash = createHash('sha256');
       stream.on('data', (chunk: Buffer) => hash.update(chunk));
-      stream.on('limit', () => tooLarge('a file', limits.maxFileBytes));
+      stream.on('limit', () => tooLarge('a file', limits.maxFileBytes, 'file_too_large'));
       stream.on('error', malformed);
       pending.push(new Promise<void>((done) => stream.on('end', () => done(setHash(hash.digest('hex'))))));
     });
-    parser.on('filesLimit', () => tooLarge('the number of files', limits.maxFiles));
-    parser.on('fieldsLimit', () => tooLarge('the number of fields', limits.maxFields));
-    parser.on('partsLimit', () => tooLarge('the number of parts', limits.maxFiles + limits.maxFields));
+    parser.on('filesLimit', () => tooLarge('the number of files', limits.maxFiles, 'too_many_files'));
+    parser.on('fieldsLimit', () => tooLarge('the number of fields', limits.maxFields, 'too_many_fields'));
+    parser.on('partsLimit', () => tooLarge('the number of parts', limits.maxFiles + limits.maxFields, 'too_many_parts'));
     parser.on('error', malformed);
     parser.on('close', () => {
       void Promise.all(pending).then(() => {
