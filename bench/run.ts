@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKafkaMock } from '../test/helpers/kafka-mock';
-import { FILE_BYTES, fileTargets, startFileStore } from './files';
+import { fileTargets, startFileStore } from './files';
 import { drive, loadGenerator, type LoadResult } from './load';
 import { goalLines, bodySizeLines, HEADLINE, LINGER_TRADE_OFF_MS } from './goals';
 import { idleConnectionRows, idleConnectionTable, type IdleRow } from './idle-connections';
@@ -170,15 +170,20 @@ async function main(): Promise<void> {
   process.stdout.write(report);
 }
 
-/** MB/s of the file scenarios: files acknowledged per second × the file's size. */
+/** MB/s and peak RSS of the large-payload scenarios: payloads acknowledged per second × the payload's size. */
 function fileThroughput(rows: Row[]): string[] {
-  const files = rows.filter((row) => SCENARIOS.find((s) => s.name === row.scenario)?.files);
-  if (files.length === 0) return [];
-  return [
-    `File throughput (${FILE_BYTES / 1_000_000} MB per request): ` +
-      files.map((row) => `${row.target} on ${row.node}: ${((row.rps * FILE_BYTES) / 1_000_000).toFixed(1)} MB/s, peak RSS ${row.rssMiB} MiB`).join('; '),
-    '',
-  ];
+  const lines: string[] = [];
+  for (const scenario of SCENARIOS.filter((s) => s.payloadBytes !== undefined)) {
+    const bytes = scenario.payloadBytes as number;
+    const own = rows.filter((row) => row.scenario === scenario.name && !row.target.startsWith('floor'));
+    if (own.length === 0) continue;
+    lines.push(
+      `${scenario.name} (${(bytes / 1_000_000).toFixed(1)} MB per request): ` +
+        own.map((row) => `${row.target} on ${row.node}: ${((row.rps * bytes) / 1_000_000).toFixed(1)} MB/s, peak RSS ${row.rssMiB} MiB`).join('; '),
+      '',
+    );
+  }
+  return lines;
 }
 
 main().catch((error) => {

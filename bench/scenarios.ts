@@ -23,6 +23,8 @@ export interface Scenario {
   request(n: number): { body: string | Buffer; headers?: Record<string, string> };
   /** Run against the file targets (inline vs by reference, bench/files.ts) instead of the usual ones. */
   files?: true;
+  /** The payload of one request, for the MB/s line of the large-payload scenarios. */
+  payloadBytes?: number;
   /** The same requests for wrk: `{n}` in the body and header values is the request's number. */
   wrk?: { body: string; headers?: Record<string, string> };
   /** Connections for this scenario when not the run's default (large bodies must fit the body budget). */
@@ -49,6 +51,9 @@ function multipart(n: number): Buffer {
 }
 
 const fileOf5MB = Buffer.alloc(5_000_000, 9);
+const largePad = 'p'.repeat(6_000_000);
+/** Its bulk outside `event`, `id` and `data` (what `common` carries inline), as in a GitHub push. */
+const largeJson = (n: number) => JSON.stringify({ event: 'export.ready', id: `e-${n}`, rows: largePad });
 function multipartWith5MBFile(n: number): Buffer {
   return Buffer.concat([
     Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="id"\r\n\r\n${n}\r\n`),
@@ -173,6 +178,17 @@ export const SCENARIOS: Scenario[] = [
     headers: { ...auth, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
     request: (n) => ({ body: multipartWith5MBFile(n), headers: { 'idempotency-key': `k-${n}` } }),
     files: true,
+    payloadBytes: fileOf5MB.length,
+  },
+  {
+    name: 'JSON 6 MB, inline vs by reference (claim check)',
+    // 16 × 6 MB bodies in memory at once (each is read whole: its signature or hash needs it).
+    connections: 16,
+    path: trigger,
+    headers: { ...auth, 'content-type': 'application/json' },
+    request: (n) => ({ body: largeJson(n), headers: { 'idempotency-key': `k-${n}` } }),
+    files: true,
+    payloadBytes: Buffer.byteLength(largeJson(0)),
   },
   {
     name: 'half repeat an idempotency key',

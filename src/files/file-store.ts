@@ -13,6 +13,18 @@ export interface PutOptions {
   contentType: string;
   /** Aborting it stops the upload; whatever it had written is aborted or deleted. */
   signal: AbortSignal;
+  /** Where the part buffers the put holds are counted (the request's share of the body budget). */
+  memory?: PartMemory;
+}
+
+/**
+ * The memory a put holds for its part buffers (contract §12: the body budget counts what a
+ * request actually holds). `acquire` waits for room, the body paused meanwhile, and rejects
+ * (with the answer to give) when there is none in time; `release` gives a sent part back.
+ */
+export interface PartMemory {
+  acquire(bytes: number, signal: AbortSignal): Promise<void>;
+  release(bytes: number): void;
 }
 
 /**

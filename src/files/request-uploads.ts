@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { FileStore, StoredObject } from './file-store';
+import type { FileStore, PartMemory, StoredObject } from './file-store';
 
 /**
  * The objects one request writes, so that nothing outlives a request that is not
@@ -10,7 +10,11 @@ export class RequestUploads {
   private readonly controller = new AbortController();
   private readonly settled: Promise<StoredObject | undefined>[] = [];
 
-  constructor(private readonly store: FileStore) {}
+  constructor(
+    private readonly store: FileStore,
+    /** Where the uploads' part buffers are counted. */
+    private readonly memory?: PartMemory,
+  ) {}
 
   get count(): number {
     return this.settled.length;
@@ -21,7 +25,7 @@ export class RequestUploads {
       body.resume();
       return Promise.reject(this.controller.signal.reason);
     }
-    const put = this.store.put(key, body, { contentType, signal: this.controller.signal });
+    const put = this.store.put(key, body, { contentType, signal: this.controller.signal, memory: this.memory });
     this.settled.push(put.catch(() => undefined));
     return put;
   }

@@ -8,7 +8,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { FileStoreError } from './file-store';
+import { FileStoreError, type PartMemory } from './file-store';
 
 /** S3's smallest part (all but the last). */
 export const MIN_PART_BYTES = 5 * 1024 * 1024;
@@ -25,13 +25,18 @@ export interface UploadOptions {
   signal: AbortSignal;
   /** Longest wait for one store call (SDK retries included). */
   timeoutMs: number;
+  /** Each part buffer is held from here while it fills and until it is sent. */
+  memory?: PartMemory;
 }
 
 /**
  * Streams `body` to one object. A body smaller than a part is one PutObject; a larger one a
  * multipart upload with at most one part in flight while the next part fills, so the memory
  * it holds is about two parts whatever the body's size (a full part pauses the body:
- * backpressure reaches the sender). Any failure aborts the multipart upload before it rejects;
+ * backpressure reaches the sender). Each part's buffer is acquired from `memory` before it
+ * fills (waiting, the body paused, while there is no room) and released once it is sent: a
+ * part once acquired is sent without needing more, so uploads waiting for memory always move
+ * on. Any failure aborts the multipart upload before it rejects;
  * an abort that fails too (the store is down) is the caller's to clean up later.
  *
  * Written on client-s3 rather than lib-storage's Upload: its abort() settles before the
@@ -52,6 +57,19 @@ export async function uploadStream(client: S3Client, target: UploadTarget, body:
   if (options.signal.aborted) stopReading();
   else options.signal.addEventListener('abort', stopReading, { once: true });
 
+  let heldBytes = 0;
+  const holdPart = async () => {
+    if (!options.memory) return;
+    await options.memory.acquire(options.partBytes, options.signal);
+    heldBytes += options.partBytes;
+  };
+  const releasePart = (all = false) => {
+    const bytes = all ? heldBytes : Math.min(options.partBytes, heldBytes);
+    if (!options.memory || bytes === 0) return;
+    heldBytes -= bytes;
+    options.memory.release(bytes);
+  };
+
   let uploadId: string | undefined;
   const parts: CompletedPart[] = [];
   let inFlight: Promise<void> | undefined;
@@ -61,9 +79,11 @@ export async function uploadStream(client: S3Client, target: UploadTarget, body:
     parts.push({ PartNumber });
     return send('upload_part', (opts) => client.send(new UploadPartCommand({ Bucket, Key, UploadId: uploadId, PartNumber, Body: data }), opts)).then(
       (result) => {
+        releasePart();
         parts[PartNumber - 1].ETag = result.ETag;
       },
       (error: unknown) => {
+        releasePart();
         partFailure = error;
         body.destroy(error instanceof Error ? error : new Error(String(error)));
       },
@@ -78,6 +98,7 @@ export async function uploadStream(client: S3Client, target: UploadTarget, body:
   let buffered = 0;
   try {
     for await (const chunk of body as AsyncIterable<Buffer>) {
+      if (buffered === 0) await holdPart();
       chunks.push(chunk);
       buffered += chunk.length;
       if (buffered < options.partBytes) continue;
@@ -110,6 +131,7 @@ export async function uploadStream(client: S3Client, target: UploadTarget, body:
     if (uploadId !== undefined) await abortQuietly(client, { Bucket, Key, UploadId: uploadId }, options.timeoutMs);
     throw partFailure ?? error;
   } finally {
+    releasePart(true);
     options.signal.removeEventListener('abort', stopReading);
   }
 }

@@ -97,6 +97,7 @@ export class S3FileStore implements FileStore {
         partBytes: this.partBytes,
         signal: options.signal,
         timeoutMs: this.options.timeoutMs,
+        memory: options.memory,
       });
     } catch (error) {
       // A put that failed half-way may still have left an object or parts (a reply lost).

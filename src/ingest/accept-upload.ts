@@ -1,19 +1,22 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { FileStore } from '../files/file-store';
+import type { FileStore, PartMemory } from '../files/file-store';
 import { eventFolder, fileKey } from '../files/object-key';
 import { RequestUploads } from '../files/request-uploads';
 import { HttpError } from '../http/errors';
 import type { StoredTrigger } from '../registry/schemas';
 import type { EventTrace } from '../tracing/w3c';
 import { answerEarlierClaim, publishTriggerEvent, type HeldKey, type WebhookAck } from './accept-webhook';
+import { identityContentType, multipartIdentity } from './body-identity';
 import { applyInputFormat } from './coerce';
 import { claimOrDegrade, releaseQuietly } from './guarded-store';
 import { publishableQuery } from './headers';
 import { headerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
 import type { IngestDeps } from './ports';
-import { streamMultipart, type MemoryShare, type StreamedMultipart } from './stream-multipart';
+import type { BodyLease } from './body-budget';
+import { noRoom } from './read-body';
+import { streamMultipart, type StreamedMultipart } from './stream-multipart';
 
 /** Stored on a key claimed before its body was read; the real hash replaces it on completion. */
 const BODY_NOT_READ = 'body-not-read-yet';
@@ -28,7 +31,8 @@ export interface UploadRequest {
   body: Readable;
   /** W3C trace context the event carries. */
   trace?: EventTrace;
-  memory: MemoryShare;
+  /** The request's share of the body budget: its text parts and inline files, and its uploads' part buffers. */
+  memory: BodyLease;
 }
 
 /**
@@ -53,7 +57,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
 
   const eventId = randomUUID();
   const folder = eventFolder(trigger.workspaceId, path, eventId, new Date());
-  const uploads = new RequestUploads(deps.files);
+  const uploads = new RequestUploads(deps.files, partMemory(req.memory, config.REQUEST_TIMEOUT_MS));
   let held: HeldKey | undefined = early;
   try {
     const streamed = await streamMultipart(
@@ -70,7 +74,6 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
       },
       req.memory,
       {
-        uploadBytes: deps.files.bufferBytes,
         put: (n, filename, body, mime) => uploads.put(fileKey(folder, n, filename), body, mime),
       },
     );
@@ -101,6 +104,21 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
   }
 }
 
+/**
+ * Part buffers from the request's share, waited for while a share or the budget is full (other
+ * uploads give theirs back as their parts are sent): a sender's concurrent uploads queue for
+ * memory instead of being refused. Past the request's time: 429 or 503, send it again.
+ */
+function partMemory(lease: BodyLease, timeoutMs: number): PartMemory {
+  return {
+    async acquire(bytes, signal) {
+      const refusal = await lease.takeWhenFree(bytes, AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
+      if (refusal) throw noRoom(refusal);
+    },
+    release: (bytes) => lease.giveBack(bytes),
+  };
+}
+
 type EarlyClaim = HeldKey & { key: IdempotencyKey };
 
 /**
@@ -116,7 +134,7 @@ async function claimHeaderKey(deps: IngestDeps, req: UploadRequest): Promise<Ear
   const claim = await claimOrDegrade(deps, storeKey, BODY_NOT_READ, leaseMs);
   if (claim === 'unguarded' || claim.state === 'claimed') return { storeKey, claim, bodyHash: BODY_NOT_READ, key };
   if (claim.state === 'in_flight') return { ack: answerEarlierClaim(claim, false, req.trigger) };
-  const bodyHash = await hashBody(req.body, deps.config.MAX_BODY_BYTES + deps.config.MAX_FILES * deps.config.MAX_FILE_BYTES);
+  const bodyHash = await replayIdentity(deps, req);
   // The same claim again, now with the body's hash: the stored record says whether it is the same body.
   const again = await claimOrDegrade(deps, storeKey, bodyHash);
   if (again !== 'unguarded' && again.state !== 'claimed') return { ack: answerEarlierClaim(again, true, req.trigger) };
@@ -130,24 +148,19 @@ function bodyKey(req: UploadRequest, streamed: StreamedMultipart, query: Record<
     method: req.method,
     path: req.path,
     query,
-    contentType,
+    contentType: identityContentType(contentType),
     bodyHash: streamed.bodyHash,
   });
 }
 
-/** Reads a body only to hash it (a replay's body is compared, never stored). */
-async function hashBody(body: Readable, limit: number): Promise<string> {
-  const hash = createHash('sha256');
-  let size = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) throw new HttpError('body_too_large', `the body exceeds ${limit} bytes`, { limit });
-      hash.update(chunk);
-    }
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    throw new HttpError('body_unreadable', 'the request body could not be read');
-  }
-  return hash.digest('hex');
+/** Reads a replay's body only for its identity (contract §5): compared, never stored. */
+function replayIdentity(deps: IngestDeps, req: UploadRequest): Promise<string> {
+  const { config } = deps;
+  return multipartIdentity(req.body, req.headers['content-type'] as string, {
+    maxFileBytes: config.MAX_FILE_BYTES,
+    maxFiles: config.MAX_FILES,
+    maxFields: config.MAX_FIELDS,
+    maxFieldBytes: config.MAX_BODY_BYTES,
+    maxBodyBytes: config.MAX_BODY_BYTES + config.MAX_FILES * config.MAX_FILE_BYTES,
+  });
 }

@@ -4,7 +4,10 @@ import { signatureFreshnessSeconds, type Classified, type ProviderGate } from '.
 import { topicName } from '../publish/topics';
 import type { StoredTrigger } from '../registry/schemas';
 import { sha256Hex } from '../security';
-import { cloudEvent, toRecord } from './cloudevent';
+import type { FileStore } from '../files/file-store';
+import { recordOrClaimCheck, type RecordToPublish } from './claim-check';
+import { cloudEvent } from './cloudevent';
+import { bodyIdentity, identityContentType } from './body-identity';
 import { applyInputFormat } from './coerce';
 import { claimOrDegrade, completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
 import { publishableHeaders, publishableQuery } from './headers';
@@ -44,24 +47,25 @@ export interface IgnoredDelivery {
 }
 
 /** Contract §2 steps 4–8 for a request that is already authenticated and within its limits. */
-export async function acceptWebhook(deps: IngestDeps, req: WebhookRequest): Promise<WebhookAck | IgnoredDelivery> {
+export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, req: WebhookRequest): Promise<WebhookAck | IgnoredDelivery> {
   const { config } = deps;
   const { path, trigger, raw } = req;
   const contentType = req.headers['content-type'];
-  const parsed = await parseBody(raw, contentType, {
+  const limits = {
     maxFileBytes: config.MAX_FILE_BYTES,
     maxFiles: config.MAX_FILES,
     maxFields: config.MAX_FIELDS,
     maxFieldBytes: config.MAX_BODY_BYTES,
-  });
+  };
+  const parsed = await parseBody(raw, contentType, limits);
   applyInputFormat(parsed.input, trigger.inputFormat);
   const delivery = req.provider?.classify(req.headers, parsed.value);
   if (delivery?.ignored) return delivery;
 
-  const bodyHash = sha256Hex(raw);
+  const bodyHash = await bodyIdentity(raw, contentType, limits);
   const query = publishableQuery(req.query);
   const keyField = trigger.idempotency?.keyField;
-  const fingerprint = { method: req.method, path, query, contentType: contentType ?? '', bodyHash };
+  const fingerprint = { method: req.method, path, query, contentType: identityContentType(contentType), bodyHash };
   const key = delivery
     ? providerIdempotencyKey(delivery.deliveryId, parsed.value, keyField, fingerprint)
     : resolveIdempotencyKey(req.headers, parsed.value, keyField, fingerprint);
@@ -144,6 +148,8 @@ export interface TriggerEventParts {
   delivery?: Extract<Classified, { ignored: false }>;
   /** Chosen before the body was read when the event's files are stored under it (contract §12). */
   eventId?: string;
+  /** The raw body, stored by reference when the event would be over MAX_RECORD_BYTES (contract §12). */
+  raw?: Buffer;
   trace?: EventTrace;
 }
 
@@ -156,7 +162,7 @@ export interface HeldKey {
 }
 
 /** Publishes the trigger event under a claimed key, then records the acknowledgement (contract §2 step 8). */
-export async function publishTriggerEvent(deps: IngestDeps, parts: TriggerEventParts, held: HeldKey): Promise<WebhookAck> {
+export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore }, parts: TriggerEventParts, held: HeldKey): Promise<WebhookAck> {
   const { config } = deps;
   const { path, trigger, parsed, delivery, query, contentType, key } = parts;
   const { storeKey, claim, bodyHash } = held;
@@ -178,10 +184,14 @@ export async function publishTriggerEvent(deps: IngestDeps, parts: TriggerEventP
     ...(delivery && { provider: delivery.published }),
   }, parts.trace);
   if (parts.eventId) event.id = parts.eventId;
+  const largeBody = parts.raw && { raw: parts.raw, contentType, workspaceId: trigger.workspaceId, path };
+  let toPublish: RecordToPublish | undefined;
   try {
-    const record = toRecord(topicName(config, 'triggers'), trigger.workflowId, event);
-    await deps.publisher.publish([record], config.PUBLISH_TIMEOUT_MS);
+    toPublish = await recordOrClaimCheck(deps.files, config.MAX_RECORD_BYTES, topicName(config, 'triggers'), trigger.workflowId, event, largeBody);
+    await deps.publisher.publish([toPublish.record], config.PUBLISH_TIMEOUT_MS);
   } catch (error) {
+    // Not acknowledged: the body's object goes (contract §12), the key is free for the retry.
+    void toPublish?.uploads?.discard(error);
     if (claim !== 'unguarded') await releaseQuietly(deps, storeKey, claim);
     if (held.body && held.body.claim !== 'unguarded') await releaseQuietly(deps, held.body.storeKey, held.body.claim);
     throw publishFailureToHttp(error);

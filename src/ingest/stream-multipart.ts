@@ -6,6 +6,7 @@ import type { Reason } from '../http/reasons';
 import { FieldCollector } from './fields';
 import { multipartParser, withoutControlCharacters, type FileValue, type MultipartLimits } from './multipart';
 import type { Refusal } from './body-budget';
+import { MultipartIdentity } from './body-identity';
 import { RETRY_AFTER_SECONDS } from './publish-failure';
 import { noRoom } from './read-body';
 
@@ -36,15 +37,13 @@ export interface MemoryShare {
 }
 
 export interface FileDestination {
-  /** Memory one upload holds while it runs, taken from the share when it starts. */
-  uploadBytes: number;
-  /** Streams the file part number `n` to the store. */
+  /** Streams the file part number `n` to the store (which counts the part buffers it holds). */
   put(n: number, filename: string | undefined, body: Readable, mime: string): Promise<StoredObject>;
 }
 
 export interface StreamedMultipart {
   fields: Record<string, unknown>;
-  /** sha256 of the raw body bytes, as the buffered path hashes them (fingerprints, key reuse). */
+  /** The body's identity (contract §5: its parts, not its boundary), as the buffered path takes it (fingerprints, key reuse). */
   bodyHash: string;
 }
 
@@ -65,7 +64,7 @@ export function streamMultipart(
     const parser = multipartParser(contentType, limits); // a throw here rejects the promise
     const fields = new FieldCollector();
     const pendingFiles: Promise<void>[] = [];
-    const bodyHash = createHash('sha256');
+    const identity = new MultipartIdentity();
     let bodyBytes = 0;
     let textBytes = 0;
     let fileCount = 0;
@@ -75,7 +74,6 @@ export function streamMultipart(
     const onBodyData = (chunk: Buffer) => {
       bodyBytes += chunk.length;
       if (bodyBytes > limits.maxBodyBytes) return tooLarge('body_too_large', 'the body', limits.maxBodyBytes);
-      bodyHash.update(chunk);
     };
     const onBodyError = () => fail(new HttpError('body_unreadable', 'the request body could not be read'));
     const fail = (error: HttpError) => {
@@ -105,7 +103,9 @@ export function streamMultipart(
       const bytes = Buffer.byteLength(name) + Buffer.byteLength(value);
       textBytes += bytes;
       if (textBytes > limits.maxTextBytes) return tooLarge('body_too_large', 'the text parts', limits.maxTextBytes);
-      if (take(bytes)) fields.add(name, value);
+      if (!take(bytes)) return;
+      fields.add(name, value);
+      identity.field(name, value);
     });
     parser.on('file', (name, stream, info) => {
       if (failed) return void stream.resume();
@@ -114,13 +114,13 @@ export function streamMultipart(
       // Added now, filled in when the part ends: files keep their order in `x[]`.
       const value = {} as FileValue | FileReference;
       fields.add(name, value);
+      const setIdentityHash = identity.file(name, info.filename, mime);
       const sha256 = createHash('sha256');
       const head: Buffer[] = [];
       let size = 0;
       let upload: { pass: PassThrough; stored: Promise<StoredObject> } | undefined;
 
       const startUpload = () => {
-        if (!take(files.uploadBytes)) return undefined;
         const pass = new PassThrough();
         const stored = files.put(n, info.filename, pass, mime);
         // Its failure is read where the part ends (or the request already failed): never unhandled.
@@ -150,6 +150,8 @@ export function streamMultipart(
           stream.on('end', () => {
             if (failed) return done();
             const filename = withoutControlCharacters(info.filename ?? name);
+            const fileHash = sha256.digest('hex');
+            setIdentityHash(fileHash);
             if (!upload) {
               const data = Buffer.concat(head);
               Object.assign(value, { type: 'file', name: filename, mime, size, data: `data:${mime};base64,${data.toString('base64')}` });
@@ -158,7 +160,7 @@ export function streamMultipart(
             upload.pass.end();
             upload.stored.then(
               (object) => {
-                Object.assign(value, { type: 'url', data: object.url, name: filename, mime, size, sha256: sha256.digest('hex') });
+                Object.assign(value, { type: 'url', data: object.url, name: filename, mime, size, sha256: fileHash });
                 done();
               },
               () => done(),
@@ -177,7 +179,7 @@ export function streamMultipart(
         settled = true;
         body.off('error', onBodyError);
         body.off('aborted', onBodyError);
-        resolve({ fields: fields.result(), bodyHash: bodyHash.digest('hex') });
+        resolve({ fields: fields.result(), bodyHash: identity.digest() });
       });
     });
     body.on('data', onBodyData);

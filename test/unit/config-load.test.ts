@@ -126,6 +126,10 @@ describe('settings that do not fit together (exit 2 at start)', () => {
     expect(lines).toEqual([expect.stringMatching(/^MAX_BODY_BYTES: 2000000 is over MAX_RECORD_BYTES \(1000000\)/)]);
     expect(ok({ MAX_BODY_BYTES: '2000000', MAX_RECORD_BYTES: '2000000' }).MAX_BODY_BYTES).toBe(2000000);
   });
+
+  it('MAX_BODY_BYTES over MAX_RECORD_BYTES is accepted with a file store: large bodies go by reference (issue 22, item 3)', () => {
+    expect(ok({ MAX_BODY_BYTES: String(25 * 1024 * 1024), S3_BUCKET: 'igw-bodies' }).MAX_BODY_BYTES).toBe(25 * 1024 * 1024);
+  });
 });
 
 describe('Kafka TLS and SASL settings', () => {

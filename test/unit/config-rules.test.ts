@@ -89,8 +89,9 @@ const fixtures: Array<[string, Fixture]> = [
   ['a body larger than a record', {
     rule: bodyFitsRecordProblems,
     env: { MAX_BODY_BYTES: '2000000' },
-    problems: ['MAX_BODY_BYTES: 2000000 is over MAX_RECORD_BYTES (1000000): a body that large could never be published'],
+    problems: ['MAX_BODY_BYTES: 2000000 is over MAX_RECORD_BYTES (1000000): a body that large could never be published without a file store (S3_BUCKET)'],
   }],
+  ['a body larger than a record, with a file store to take it by reference', { rule: bodyFitsRecordProblems, env: { MAX_BODY_BYTES: '2000000', S3_BUCKET: 'igw-bodies' }, problems: [] }],
   ['a body as large as a record', { rule: bodyFitsRecordProblems, env: { MAX_BODY_BYTES: '2000000', MAX_RECORD_BYTES: '2000000' }, problems: [] }],
   ['SASL without its password', {
     rule: kafkaSaslProblems,

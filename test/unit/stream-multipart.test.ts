@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { HttpError } from '../../src/http/errors';
+import { bodyIdentity } from '../../src/ingest/body-identity';
 import { streamMultipart, type FileDestination, type StreamingLimits } from '../../src/ingest/stream-multipart';
 
 const BOUNDARY = 'unit-boundary';
@@ -36,7 +37,6 @@ const limits: StreamingLimits = {
 function memoryDestination() {
   const stored = new Map<string, Buffer>();
   const destination: FileDestination = {
-    uploadBytes: 4096,
     async put(n, filename, file) {
       const chunks: Buffer[] = [];
       for await (const chunk of file) chunks.push(chunk as Buffer);
@@ -62,7 +62,8 @@ describe('streamMultipart', () => {
     ]);
     const { stored, destination } = memoryDestination();
     const result = await streamMultipart(stream(raw), CONTENT_TYPE, limits, unlimited, destination);
-    expect(result.bodyHash).toBe(sha256(raw));
+    // The identity the buffered path takes of the same body (contract §5), not the raw bytes' hash.
+    expect(result.bodyHash).toBe(await bodyIdentity(raw, CONTENT_TYPE, limits));
     expect(result.fields).toEqual({
       title: 'hello',
       files: [
@@ -82,10 +83,10 @@ describe('streamMultipart', () => {
     await expect(streamMultipart(stream(texts), CONTENT_TYPE, limits, unlimited, destination)).rejects.toMatchObject({ reason: 'body_too_large' });
   });
 
-  it('answers 503 busy when the body budget has no room for an upload', async () => {
+  it('answers 503 busy when the body budget has no room for a file\'s inline bytes (its part buffers are the store\'s to count)', async () => {
     const { destination } = memoryDestination();
     const raw = body([{ name: 'f', filename: 'f.bin', data: Buffer.alloc(10_000) }]);
-    const tight = { take: (bytes: number) => (bytes < 4096 ? undefined : ('budget' as const)) };
+    const tight = { take: () => 'budget' as const };
     const error = await streamMultipart(stream(raw), CONTENT_TYPE, limits, tight, destination).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
     expect(error).toMatchObject({ status: 503, reason: 'busy' });
@@ -93,7 +94,6 @@ describe('streamMultipart', () => {
 
   it('answers 503 file_store_unavailable when the destination fails, and 400 for a body cut inside a file', async () => {
     const failing: FileDestination = {
-      uploadBytes: 1,
       put: async (_n, _name, file) => {
         file.resume();
         throw new Error('store down');
