@@ -6,6 +6,7 @@ import type { StoredTrigger } from '../registry/schemas';
 import { sha256Hex } from '../security';
 import { cloudEvent, toRecord } from './cloudevent';
 import { applyInputFormat } from './coerce';
+import { checkInputSchema } from './input-schema';
 import { claimOrDegrade, completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
 import { publishableHeaders, publishableQuery } from './headers';
 import { resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
@@ -57,6 +58,7 @@ export async function acceptWebhook(deps: IngestDeps, req: WebhookRequest): Prom
   applyInputFormat(parsed.input, trigger.inputFormat);
   const delivery = req.provider?.classify(req.headers, parsed.value);
   if (delivery?.ignored) return delivery;
+  checkInputSchema(parsed.input, trigger.schema);
 
   const bodyHash = sha256Hex(raw);
   const query = publishableQuery(req.query);

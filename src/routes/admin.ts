@@ -10,6 +10,7 @@ import { secretMatches, sha256Hex } from '../security';
 import { registryCall } from './lookup';
 import { ingressGate } from './ingress-gate';
 import { providerCatalogueRoutes } from './provider-catalogue';
+import { validateRoute } from './admin-validate';
 import { bearerToken } from './webhooks';
 
 const DEFAULT_PAGE = 50;
@@ -31,6 +32,7 @@ export function adminRoutes(deps: AppDeps): Router {
       })
       .then(() => next(), next);
   });
+  validateRoute(router, deps);
   router.use('/admin', express.text({ type: ['application/json', 'application/*+json'], limit: '1mb' }), parseJsonText);
 
   // The admin API has its own port: without PUBLIC_BASE_URL, URLs name the admin request's
