@@ -134,6 +134,7 @@ export const configSchema = z.object({
   REGISTRY_NEGATIVE_CACHE_MAX_ENTRIES: int(100, 10_000_000).default(10_000),
   IDEMPOTENCY_ON_STORE_ERROR: z.enum(['accept', 'refuse']).default('accept'),
   IDEMPOTENCY_MEMORY_MAX_KEYS: int(1000, 10_000_000).default(100_000),
+  DELIVERY_LOG_MAX: int(0, 10_000).default(100),
   KAFKA_BROKERS: brokers.optional(),
   KAFKA_CLIENT_ID: z.string().min(1).default('ingress-gateway'),
   KAFKA_IDEMPOTENT: bool.default(true),

@@ -36,6 +36,10 @@ export interface WebhookAck {
   body: unknown;
   eventId: string;
   replayed: boolean;
+  /** For the delivery log (contract §13): the key the delivery was claimed under, and a provider's id and kind. */
+  idempotencyKey?: string;
+  deliveryId?: string;
+  kind?: string;
 }
 
 /** A provider delivery whose kind the trigger's `events` filter out: answered 200, nothing published. */
@@ -71,7 +75,7 @@ export async function acceptWebhook(deps: IngestDeps, req: WebhookRequest): Prom
   }, delivery?.deliveryId);
   const storeKey = triggerStoreKey(trigger, path, key);
   const claim = await claimOrDegrade(deps, storeKey, bodyHash);
-  if (claim !== 'unguarded' && claim.state !== 'claimed') return answerEarlierClaim(claim, key.explicit);
+  if (claim !== 'unguarded' && claim.state !== 'claimed') return { ...answerEarlierClaim(claim, key.explicit), ...logFacts(key, delivery) };
   return publishTriggerEvent(deps, { ...req, contentType, query, key, parsed, delivery }, { storeKey, claim, bodyHash });
 }
 
@@ -153,7 +157,11 @@ export async function publishTriggerEvent(deps: IngestDeps, parts: TriggerEventP
       : (trigger.idempotency?.fingerprintTtlSeconds ?? FINGERPRINT_WINDOW_SECONDS);
     await completeOrRetry(deps, storeKey, claim, bodyHash, ack, windowSeconds * 1000);
   }
-  return { ...ack, replayed: false };
+  return { ...ack, replayed: false, ...logFacts(key, delivery) };
+}
+
+function logFacts(key: IdempotencyKey, delivery: TriggerEventParts['delivery']) {
+  return { idempotencyKey: key.value, ...(delivery && { deliveryId: delivery.deliveryId, kind: delivery.published.kind }) };
 }
 
 /** Only the keys among event, id, data that the body has. */

@@ -4,6 +4,7 @@ import type { ProviderRequest } from '../providers/gate';
 import { getHandshake } from '../providers/gate';
 import type { Reply } from '../providers/provider';
 import { PATH_PATTERN } from '../registry/schemas';
+import { noteDelivery } from '../http/delivery-notes';
 import { lookup } from './lookup';
 
 /** The request as a provider sees it; the URL is the public one the sender called (Twilio signs it). */
@@ -24,5 +25,6 @@ export function sendReply(res: Response, reply: Reply & { outcome?: string; even
 export async function answerGet(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const path = req.params.path as string;
   const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
+  if (trigger) noteDelivery(res, { target: { kind: 'trigger', id: path } });
   sendReply(res, getHandshake(trigger?.deployed ? trigger.provider : undefined, providerRequest(req, deps)));
 }

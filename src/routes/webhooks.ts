@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { Config } from '../config/schema';
+import { noteDelivery } from '../http/delivery-notes';
 import { HttpError } from '../http/errors';
 import { sendJson } from '../http/send-json';
 import { acceptUpload } from '../ingest/accept-upload';
@@ -9,6 +10,7 @@ import { openGate } from '../providers/gate';
 import type { Bucket } from '../ratelimit/limiter';
 import { PATH_PATTERN, type StoredTrigger } from '../registry/schemas';
 import { secretMatches } from '../security';
+import { diagnosed } from './delivery-diagnostics';
 import { ingressGate } from './ingress-gate';
 import { lookup } from './lookup';
 import { answerGet, providerRequest, sendReply } from './provider-replies';
@@ -24,7 +26,7 @@ export function webhookRoutes(deps: AppDeps): Router {
       throw new HttpError('method_not_allowed', 'only POST is accepted', undefined, { Allow: 'POST' });
     }
     const path = req.params.path as string;
-    const trigger = await deployedTrigger(deps, path);
+    const trigger = await deployedTrigger(deps, path, res);
     const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
     const provider = openGate(trigger.provider, providerRequest(req, deps), deps.metrics);
 
@@ -35,13 +37,14 @@ export function webhookRoutes(deps: AppDeps): Router {
       await (trigger.auth ? gate.verifyThenCharge(() => checkToken(req, trigger), buckets) : gate.charge(buckets));
     } else {
       if (trigger.auth) await gate.verify(() => checkToken(req, trigger));
-      const early = await gate.verify(() => provider.beforeBody());
+      const early = await diagnosed(res, () => provider.diagnose(), () => gate.verify(() => provider.beforeBody()));
       if (early) return sendReply(res, early);
     }
     if (!provider && streamsFiles(deps, req)) return sendAck(res, await acceptUpload(deps, uploadRequest(req, res, path, trigger, gate)));
     const raw = await gate.readBody(deps.config.MAX_BODY_BYTES);
+    noteDelivery(res, { bytes: raw.length });
     if (provider) {
-      const handshake = await gate.verify(() => provider.afterBody(raw));
+      const handshake = await diagnosed(res, () => provider.diagnose(raw), () => gate.verify(() => provider.afterBody(raw)));
       if (handshake) return sendReply(res, handshake);
       await gate.charge(triggerBuckets(deps.config, path, trigger));
     }
@@ -57,6 +60,7 @@ export function webhookRoutes(deps: AppDeps): Router {
       provider,
       trace: res.locals.trace,
     });
+    noteDelivery(res, 'ignored' in ack ? { kind: ack.kind } : { idempotencyKey: ack.idempotencyKey, deliveryId: ack.deliveryId, kind: ack.kind });
     if (provider) return sendReply(res, provider.reply(ack));
     if ('ignored' in ack) throw new Error('only a provider gate filters deliveries');
     sendAck(res, ack);
@@ -65,6 +69,7 @@ export function webhookRoutes(deps: AppDeps): Router {
 }
 
 function sendAck(res: Response, ack: WebhookAck): void {
+  noteDelivery(res, { idempotencyKey: ack.idempotencyKey, deliveryId: ack.deliveryId, kind: ack.kind });
   res.locals.outcome = ack.replayed ? 'duplicate' : 'accepted';
   res.locals.eventId = ack.eventId;
   res.setHeader('X-Event-Id', ack.eventId);
@@ -72,8 +77,9 @@ function sendAck(res: Response, ack: WebhookAck): void {
   sendJson(res, ack.status, ack.body);
 }
 
-async function deployedTrigger(deps: AppDeps, path: string): Promise<StoredTrigger> {
+async function deployedTrigger(deps: AppDeps, path: string, res: Response): Promise<StoredTrigger> {
   const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
+  if (trigger) noteDelivery(res, { target: { kind: 'trigger', id: path } });
   if (!trigger || !trigger.deployed) throw new HttpError('not_found', 'no such trigger');
   return trigger;
 }

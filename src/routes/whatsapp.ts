@@ -1,12 +1,14 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import { isWellFormedSignature, verifyWhatsAppSignature } from '../channels/whatsapp/signature';
+import { noteDelivery } from '../http/delivery-notes';
 import { HttpError } from '../http/errors';
 import { sendJson } from '../http/send-json';
 import { acceptWhatsApp } from '../ingest/accept-whatsapp';
 import type { WhatsAppChannel } from '../registry/schemas';
 import { secretMatches } from '../security';
 import { channelBuckets, findChannel } from './channel-lookup';
+import { channelDiagnostics, diagnosed } from './delivery-diagnostics';
 import { ingressGate, type IngressGate } from './ingress-gate';
 
 /**
@@ -26,6 +28,7 @@ export function whatsappRoutes(deps: AppDeps): Router {
     }
     const channelId = req.params.channelId as string;
     const channel = await findChannel(deps, 'whatsapp', channelId);
+    noteDelivery(res, { target: { kind: 'channel', id: channelId } });
     const gate = ingressGate(deps, req, res, { target: `channel:whatsapp:${channelId}`, workspaceId: channel.workspaceId });
     const buckets = channelBuckets(deps.config, channelId, channel);
 
@@ -37,7 +40,7 @@ export function whatsappRoutes(deps: AppDeps): Router {
       return;
     }
 
-    const raw = await signedBody(deps, req, gate, channel);
+    const raw = await signedBody(deps, req, res, gate, channel);
     await gate.charge(buckets);
     gate.reserveParseMemory(raw, 'application/json');
     const ack = await acceptWhatsApp(deps, {
@@ -60,15 +63,21 @@ export function whatsappRoutes(deps: AppDeps): Router {
  * refused before a byte of the body is read; the HMAC over the raw bytes is checked after,
  * before anything is charged or parsed (acceptWhatsApp checks it again: it trusts no caller).
  */
-async function signedBody(deps: AppDeps, req: Request, gate: IngressGate, channel: WhatsAppChannel): Promise<Buffer> {
+async function signedBody(deps: AppDeps, req: Request, res: Response, gate: IngressGate, channel: WhatsAppChannel): Promise<Buffer> {
   const signature = req.get('x-hub-signature-256');
-  await gate.verify(() => {
-    if (!isWellFormedSignature(signature)) throw signatureError('signature_missing');
-  });
+  const diagnose = (raw?: Buffer) => () => channelDiagnostics('meta', 'x-hub-signature-256', req.headers, raw);
+  await diagnosed(res, diagnose(), () =>
+    gate.verify(() => {
+      if (!isWellFormedSignature(signature)) throw signatureError('signature_missing');
+    }),
+  );
   const raw = await gate.readBody(deps.config.WHATSAPP_MAX_BODY_BYTES);
-  await gate.verify(() => {
-    if (!verifyWhatsAppSignature(raw, signature, channel.appSecret)) throw signatureError('signature_invalid');
-  });
+  noteDelivery(res, { bytes: raw.length });
+  await diagnosed(res, diagnose(raw), () =>
+    gate.verify(() => {
+      if (!verifyWhatsAppSignature(raw, signature, channel.appSecret)) throw signatureError('signature_invalid');
+    }),
+  );
   return raw;
 }
 

@@ -1,0 +1,70 @@
+import type { RedisClient } from '../redis/connection';
+import { DELIVERY_LOG_MAX_AGE_MS, InvalidCursorError, targetKey, type DeliveryEntry, type DeliveryLog, type DeliveryPage, type LogTarget } from './delivery-log';
+
+const STREAM_ID = /^[0-9]{1,20}-[0-9]{1,20}$/;
+
+export interface RedisDeliveryLogOptions {
+  prefix: string;
+  /** Entries kept per trigger or channel (DELIVERY_LOG_MAX). */
+  maxEntries: number;
+  /** Called once for each entry that could not be written. */
+  onLost(error: unknown): void;
+  now?: () => number;
+}
+
+/**
+ * Production: one Redis Stream per trigger or channel, shared by every pod. Each request adds
+ * one XADD (trimmed to exactly `maxEntries`) and a PEXPIRE of 7 days, sent together in one
+ * pipeline and never awaited by the request. Reads skip entries older than 7 days (a stream
+ * written to every day never expires as a whole).
+ */
+export class RedisDeliveryLog implements DeliveryLog {
+  private readonly now: () => number;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly options: RedisDeliveryLogOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  append(target: LogTarget, entry: DeliveryEntry): void {
+    const key = this.key(target);
+    try {
+      this.client
+        .pipeline()
+        .xadd(key, 'MAXLEN', '=', String(this.options.maxEntries), '*', 'e', JSON.stringify(entry))
+        .pexpire(key, DELIVERY_LOG_MAX_AGE_MS)
+        .exec()
+        .then(
+          (results) => {
+            const failed = results?.find(([error]) => error)?.[0];
+            if (failed || !results) this.options.onLost(failed ?? new Error('pipeline discarded'));
+          },
+          (error: unknown) => this.options.onLost(error),
+        );
+    } catch (error) {
+      this.options.onLost(error);
+    }
+  }
+
+  async page(target: LogTarget, limit: number, cursor?: string): Promise<DeliveryPage> {
+    if (cursor !== undefined && !STREAM_ID.test(cursor)) throw new InvalidCursorError();
+    const newest = cursor === undefined ? '+' : `(${cursor}`;
+    const oldest = String(Math.max(0, this.now() - DELIVERY_LOG_MAX_AGE_MS));
+    const rows = await this.client.xrevrange(this.key(target), newest, oldest, 'COUNT', limit + 1);
+    const shown = rows.slice(0, limit);
+    return {
+      entries: shown.map(([, fields]) => JSON.parse(fields[1]) as DeliveryEntry),
+      nextCursor: rows.length > limit ? shown[shown.length - 1][0] : null,
+    };
+  }
+
+  async start(): Promise<void> {}
+  async ping(): Promise<void> {}
+  async close(): Promise<void> {}
+
+  private key(target: LogTarget): string {
+    return `${this.options.prefix}deliveries:${targetKey(target)}`;
+  }
+}
