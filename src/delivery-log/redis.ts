@@ -14,8 +14,8 @@ export interface RedisDeliveryLogOptions {
 
 /**
  * Production: one Redis Stream per trigger or channel, shared by every pod. Each request adds
- * one XADD (trimmed to exactly `maxEntries`) and a PEXPIRE of 7 days, sent together in one
- * pipeline and never awaited by the request. Reads skip entries older than 7 days (a stream
+ * one XADD (trimmed to exactly `maxEntries`) and a PEXPIRE of 7 days, sent together in the
+ * client's automatic pipeline and never awaited by the request. Reads skip entries older than 7 days (a stream
  * written to every day never expires as a whole).
  */
 export class RedisDeliveryLog implements DeliveryLog {
@@ -31,18 +31,12 @@ export class RedisDeliveryLog implements DeliveryLog {
   append(target: LogTarget, entry: DeliveryEntry): void {
     const key = this.key(target);
     try {
-      this.client
-        .pipeline()
-        .xadd(key, 'MAXLEN', '=', String(this.options.maxEntries), '*', 'e', JSON.stringify(entry))
-        .pexpire(key, DELIVERY_LOG_MAX_AGE_MS)
-        .exec()
-        .then(
-          (results) => {
-            const failed = results?.find(([error]) => error)?.[0];
-            if (failed || !results) this.options.onLost(failed ?? new Error('pipeline discarded'));
-          },
-          (error: unknown) => this.options.onLost(error),
-        );
+      // Two commands, one write: the client's auto-pipelining sends the commands of one tick
+      // together. (An explicit pipeline() on ioredis's Cluster made the commands of other
+      // callers queued in the same tick fail with "Connection is closed".)
+      const added = this.client.xadd(key, 'MAXLEN', '=', String(this.options.maxEntries), '*', 'e', JSON.stringify(entry));
+      const expiring = this.client.pexpire(key, DELIVERY_LOG_MAX_AGE_MS);
+      Promise.all([added, expiring]).catch((error: unknown) => this.options.onLost(error));
     } catch (error) {
       this.options.onLost(error);
     }
