@@ -4,6 +4,7 @@ import type { Reason } from '../http/reasons';
 import { PROVIDERS } from '../providers/registry';
 import { CHANNEL_ID_PATTERN, PATH_PATTERN } from '../registry/schemas';
 import { ref, schemaComponents, type JsonSchema } from './components';
+import { deliveryLogPaths } from './delivery-paths';
 import { errorResponses, HEADERS, headers, type HeaderName } from './responses';
 
 /*
@@ -51,7 +52,7 @@ export const OPERATION_REASONS: Record<string, Reason[]> = {
   triggerWebhook: [
     'not_found', 'credentials_invalid', ...GATE, ...SIGNATURE, 'timestamp_out_of_tolerance', 'invalid_handshake',
     ...BODY, ...JSON_MEMORY, 'invalid_encoding', 'invalid_field', 'invalid_json', 'invalid_multipart', 'key_too_long',
-    'in_flight', 'key_reused',
+    'in_flight', 'key_reused', 'schema_invalid',
     'field_too_large', 'file_too_large', 'record_too_large', 'too_many_fields', 'too_many_files', 'too_many_parts',
     'unsupported_charset', 'unsupported_media_type', 'rate_limited', ...NOT_STORED, 'file_store_unavailable',
   ],
@@ -74,6 +75,13 @@ export const OPERATION_REASONS: Record<string, Reason[]> = {
   deleteChannel: [...ADMIN_AUTH, 'invalid_parameter', 'registry_unavailable'],
   listProviders: ADMIN_AUTH,
   getProvider: ADMIN_AUTH,
+  validateTriggerSample: [
+    ...ADMIN_AUTH, 'invalid_parameter', ...READ, ...BODY, ...JSON_MEMORY, 'invalid_encoding', 'invalid_field', 'invalid_json',
+    'invalid_multipart', 'field_too_large', 'file_too_large', 'too_many_fields', 'too_many_files', 'too_many_parts',
+    'unsupported_charset', 'unsupported_media_type',
+  ],
+  listTriggerDeliveries: [...ADMIN_AUTH, 'invalid_parameter', ...READ],
+  listChannelDeliveries: [...ADMIN_AUTH, 'invalid_parameter', ...READ],
 };
 
 /**
@@ -128,7 +136,7 @@ const TRACE_PARAMETERS = [
 
 const ADMIN = [{ adminToken: [] }];
 
-interface Operation {
+export interface Operation {
   operationId: string;
   summary: string;
   description?: string;
@@ -459,6 +467,7 @@ export function openApiDocument(): JsonSchema {
   const paths = {
     ...on(['public'], { ...webhookPaths(operation), ...channelPaths(operation) }),
     ...on(['admin'], adminPaths(operation)),
+    ...on(['admin'], deliveryLogPaths(operation)),
     ...operationsPaths(operation),
   };
   return {
