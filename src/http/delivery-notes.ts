@@ -29,7 +29,7 @@ export interface RequestFacts {
  */
 
 export function noteDelivery(res: Response, notes: DeliveryNotes): void {
-  res.locals.delivery = { ...res.locals.delivery, ...notes };
+  res.locals.delivery = Object.assign(res.locals.delivery ?? {}, notes);
 }
 
 export function requestFacts(res: Response): RequestFacts {

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { noteDelivery } from '../http/delivery-notes';
 import { HttpError } from '../http/errors';
 import { signatureDiagnostics, type SignatureDiagnostics } from '../providers/diagnostics';
@@ -14,7 +15,7 @@ export async function diagnosed<T>(res: Response, diagnose: () => SignatureDiagn
 }
 
 /** A channel's one secret in one header (WhatsApp's app secret, Twilio's auth token, Telegram's secret token). */
-export function channelDiagnostics(scheme: string, header: string, headers: Response['req']['headers'], raw?: Buffer): SignatureDiagnostics {
+export function channelDiagnostics(scheme: string, header: string, headers: IncomingHttpHeaders, raw?: Buffer): SignatureDiagnostics {
   const shape = { scheme, signatureHeaders: [header], secrets: 1, toleranceSeconds: 0 };
   return signatureDiagnostics(shape, headers, { raw, nowSeconds: Math.floor(Date.now() / 1000) });
 }
