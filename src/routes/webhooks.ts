@@ -60,8 +60,10 @@ export function webhookRoutes(deps: AppDeps): Router {
       provider,
       trace: res.locals.trace,
     });
-    noteDelivery(res, 'ignored' in ack ? { kind: ack.kind } : { idempotencyKey: ack.idempotencyKey, deliveryId: ack.deliveryId, kind: ack.kind });
-    if (provider) return sendReply(res, provider.reply(ack));
+    if (provider) {
+      noteDelivery(res, 'ignored' in ack ? { kind: ack.kind } : ackNotes(ack));
+      return sendReply(res, provider.reply(ack));
+    }
     if ('ignored' in ack) throw new Error('only a provider gate filters deliveries');
     sendAck(res, ack);
   });
@@ -69,12 +71,16 @@ export function webhookRoutes(deps: AppDeps): Router {
 }
 
 function sendAck(res: Response, ack: WebhookAck): void {
-  noteDelivery(res, { idempotencyKey: ack.idempotencyKey, deliveryId: ack.deliveryId, kind: ack.kind });
+  noteDelivery(res, ackNotes(ack));
   res.locals.outcome = ack.replayed ? 'duplicate' : 'accepted';
   res.locals.eventId = ack.eventId;
   res.setHeader('X-Event-Id', ack.eventId);
   if (ack.replayed) res.setHeader('Idempotent-Replayed', 'true');
   sendJson(res, ack.status, ack.body);
+}
+
+function ackNotes({ idempotencyKey, deliveryId, kind }: WebhookAck) {
+  return { idempotencyKey, deliveryId, kind };
 }
 
 async function deployedTrigger(deps: AppDeps, path: string, res: Response): Promise<StoredTrigger> {
