@@ -62,6 +62,7 @@ export function targets(work: string, registryFile: string, kafka: KafkaMock, ba
       produceStats: gatewayProduceStats,
       headlineOnly: true,
     },
+    { name: 'gateway, Redis + Kafka, DELIVERY_LOG_MAX=0', script: join(ROOT, 'dist', 'main.js'), env: () => ({ ...production(), ...unlimited, DELIVERY_LOG_MAX: '0' }), produceStats: gatewayProduceStats, headlineOnly: true },
     ...(baseline
       ? [
           {

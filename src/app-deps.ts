@@ -1,4 +1,5 @@
 import type { Config } from './config/schema';
+import type { DeliveryLog } from './delivery-log/delivery-log';
 import type { FileStore } from './files/file-store';
 import type { IdempotencyStore } from './idempotency/store';
 import type { BodyBudget } from './ingest/body-budget';
@@ -39,6 +40,8 @@ export interface AppDeps {
   /** Redis, the sink, the triggers file, the file store: reported by /readyz and the metrics, never a reason to be unready. */
   checks: DependencyCheck[];
   lifecycle: ProcessState;
+  /** Contract §13: the last DELIVERY_LOG_MAX requests of each trigger and channel; absent when DELIVERY_LOG_MAX=0. */
+  deliveryLog?: DeliveryLog;
   /** Trace context for events, and span export when configured; absent: the sender's context passes through. */
   tracing?: Tracing;
 }

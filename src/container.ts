@@ -1,6 +1,9 @@
 import { MemoryStore, type Store } from 'express-rate-limit';
 import type { AppDeps, DependencyCheck } from './app-deps';
 import type { Config } from './config/schema';
+import type { DeliveryLog } from './delivery-log/delivery-log';
+import { MemoryDeliveryLog } from './delivery-log/memory';
+import { RedisDeliveryLog } from './delivery-log/redis';
 import { fileStoreFor } from './files/pick';
 import { MemoryIdempotencyStore } from './idempotency/memory';
 import { RedisIdempotencyStore } from './idempotency/redis';
@@ -40,6 +43,7 @@ interface Adapters {
   idempotency: IdempotencyStore;
   rateLimitStore(prefix: string): Store;
   sink: Sink;
+  deliveryLog?: DeliveryLog;
   /** Started before the stores and closed after them (a shared connection). */
   connections: Lifecycle[];
   checks: DependencyCheck[];
@@ -88,9 +92,16 @@ export function createContainer(config: Config, logger: Logger, metrics = create
     checks: adapters.checks,
     lifecycle: { started: false, draining: false },
     tracing,
+    ...(adapters.deliveryLog && { deliveryLog: adapters.deliveryLog }),
   };
   registerDependencyMetrics(metrics.registry, deps.checks, adapters.sink.topics?.bind(adapters.sink));
-  const stores: Lifecycle[] = [adapters.registry, adapters.idempotency, adapters.sink, ...(files ? [files] : [])];
+  const stores: Lifecycle[] = [
+    adapters.registry,
+    adapters.idempotency,
+    adapters.sink,
+    ...(files ? [files] : []),
+    ...(adapters.deliveryLog ? [adapters.deliveryLog] : []),
+  ];
   let closed: Promise<void> | undefined;
   return {
     deps,
@@ -137,7 +148,7 @@ export function batchLingerMs(config: Pick<Config, 'BATCH_LINGER_MS' | 'KAFKA_BR
 
 function pickAdapters(config: Config, logger: Logger, metrics: Metrics, tracing: Tracing): Adapters {
   const redis = redisSettings(config);
-  const stores = redis ? redisStores(config, redis, logger, tracing) : memoryStores(config);
+  const stores = redis ? redisStores(config, redis, logger, tracing, metrics) : memoryStores(config);
   const kafka = kafkaSettings(config);
   const sink: Sink = kafka
     ? new KafkaSink(kafka, { logger, onProduceRequest: () => metrics.produceRequests.inc() })
@@ -196,13 +207,14 @@ function memoryStores(config: Config): Stores {
     registry: new MemoryRegistry(),
     idempotency: new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS, maxBytes: config.IDEMPOTENCY_MEMORY_MAX_BYTES }),
     rateLimitStore: () => new MemoryStore(),
+    ...(config.DELIVERY_LOG_MAX > 0 && { deliveryLog: new MemoryDeliveryLog(memoryDeliveryLogSize(config.DELIVERY_LOG_MAX)) }),
     connections: [],
     checks: [],
   };
 }
 
 /** One connection shared by the stores; the registry adds a subscriber for invalidations. */
-function redisStores(config: Config, settings: RedisSettings, logger: Logger, tracing: Tracing): Stores {
+function redisStores(config: Config, settings: RedisSettings, logger: Logger, tracing: Tracing, metrics: Metrics): Stores {
   const connection = new RedisConnection(settings, logger);
   tracing.instrumentRedis(connection.client);
   return {
@@ -213,7 +225,19 @@ function redisStores(config: Config, settings: RedisSettings, logger: Logger, tr
     }),
     idempotency: new RedisIdempotencyStore(connection.client, config.REDIS_PREFIX),
     rateLimitStore: (prefix) => createRedisRateLimitStore(connection.client, `${config.REDIS_PREFIX}${prefix}`),
+    ...(config.DELIVERY_LOG_MAX > 0 && {
+      deliveryLog: new RedisDeliveryLog(connection.client, {
+        prefix: config.REDIS_PREFIX,
+        maxEntries: config.DELIVERY_LOG_MAX,
+        onLost: () => metrics.deliveryLogLost.inc(),
+      }),
+    }),
     connections: [connection],
     checks: [{ name: 'redis', ping: () => connection.ping() }],
   };
+}
+
+/** Embedded mode keeps at most 100,000 entries in all (about 40 MB): fewer logs when each keeps more. */
+export function memoryDeliveryLogSize(maxEntries: number): { maxEntries: number; maxTargets: number } {
+  return { maxEntries, maxTargets: Math.max(1, Math.floor(100_000 / maxEntries)) };
 }

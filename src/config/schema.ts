@@ -121,6 +121,7 @@ export const configSchema = z.object({
   IDEMPOTENCY_ON_STORE_ERROR: z.enum(['accept', 'refuse']).default('accept'),
   IDEMPOTENCY_MEMORY_MAX_KEYS: int(1000, 10_000_000).default(100_000),
   IDEMPOTENCY_MEMORY_MAX_BYTES: int(1_048_576, 17_179_869_184).default(67_108_864),
+  DELIVERY_LOG_MAX: int(0, 10_000).default(100),
   KAFKA_BROKERS: brokers.optional(),
   KAFKA_CLIENT_ID: z.string().min(1).default('ingress-gateway'),
   KAFKA_IDEMPOTENT: bool.default(true),

@@ -14,6 +14,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const httpError = toHttpError(error);
     res.locals.outcome = httpError.outcome;
     res.locals.reason = httpError.reason;
+    res.locals.refusalDetails = httpError.details;
     if (httpError.status >= 500 && !(error instanceof HttpError)) {
       logger.error({ reqId: res.locals.requestId, err: error }, 'unexpected error');
     }

@@ -26,6 +26,7 @@ export const REASONS = {
   invalid_schema: { code: 'BAD_REQUEST', explain: 'the body does not match the schema' },
   key_too_long: { code: 'BAD_REQUEST', explain: 'the idempotency key is longer than 255 characters' },
   kind_too_long: { code: 'BAD_REQUEST', explain: "a verified provider delivery's event kind is longer than 256 characters" },
+  schema_invalid: { code: 'BAD_REQUEST', explain: "the input does not satisfy the trigger's JSON Schema (details.errors)" },
   // 401
   credentials_invalid: { code: 'UNAUTHORIZED', explain: 'the token is missing or wrong' },
   signature_invalid: { code: 'UNAUTHORIZED', explain: 'the signature does not match the body' },

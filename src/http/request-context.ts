@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { AppDeps } from '../app-deps';
 import { accessLogger, logWhenFinished } from './access-log';
+import { recordDeliveryWhenDone } from './delivery-record';
 import { requestIdFor } from './request-id';
 import { securityHeaders } from './security-headers';
 
@@ -9,7 +10,7 @@ import { securityHeaders } from './security-headers';
  * little on every request): helmet's headers, a request id echoed in X-Request-Id, an access
  * log line when it is done, and `Connection: close` while the process drains.
  */
-export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle'>): RequestHandler {
+export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle' | 'deliveryLog'>): RequestHandler {
   const logger = accessLogger(deps.logger);
   const headers = securityHeaders();
   return (req, res, next) => {
@@ -22,6 +23,7 @@ export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifec
     res.setHeader('X-Request-Id', id);
     if (deps.lifecycle.draining) res.setHeader('Connection', 'close');
     logWhenFinished(logger, deps.metrics, req, res);
+    if (deps.deliveryLog) recordDeliveryWhenDone(deps.deliveryLog, req, res);
     next();
   };
 }

@@ -10,6 +10,7 @@ import type { EventTrace } from '../tracing/w3c';
 import { answerEarlierClaim, publishTriggerEvent, type HeldKey, type WebhookAck } from './accept-webhook';
 import { identityContentType, multipartIdentity } from './body-identity';
 import { applyInputFormat } from './coerce';
+import { checkInputSchema } from './input-schema';
 import { claimOrDegrade, releaseQuietly } from './guarded-store';
 import { publishableQuery } from './headers';
 import { headerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
@@ -79,6 +80,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
     );
     const parsed = { input: streamed.fields, value: streamed.fields };
     applyInputFormat(parsed.input, trigger.inputFormat);
+    checkInputSchema(parsed.input, trigger.schema);
     const key = early?.key ?? bodyKey(req, streamed, query, contentType);
     if (early) {
       held = { ...early, bodyHash: streamed.bodyHash };

@@ -9,6 +9,7 @@ import { recordOrClaimCheck, type RecordToPublish } from './claim-check';
 import { cloudEvent } from './cloudevent';
 import { bodyIdentity, identityContentType } from './body-identity';
 import { applyInputFormat } from './coerce';
+import { checkInputSchema } from './input-schema';
 import { claimOrDegrade, completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
 import { publishableHeaders, publishableQuery } from './headers';
 import { bodyStoreKey, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
@@ -38,6 +39,10 @@ export interface WebhookAck {
   body: unknown;
   eventId: string;
   replayed: boolean;
+  /** For the delivery log (contract §13): the key the delivery was claimed under, and a provider's id and kind. */
+  idempotencyKey?: string;
+  deliveryId?: string;
+  kind?: string;
 }
 
 /** A provider delivery whose kind the trigger's `events` filter out: answered 200, nothing published. */
@@ -61,6 +66,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
   applyInputFormat(parsed.input, trigger.inputFormat);
   const delivery = req.provider?.classify(req.headers, parsed.value);
   if (delivery?.ignored) return delivery;
+  checkInputSchema(parsed.input, trigger.schema);
 
   const bodyHash = await bodyIdentity(raw, contentType, limits);
   const query = publishableQuery(req.query);
@@ -76,12 +82,12 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
       // The provider's own redelivery (Stripe updates pending_webhooks): a 409 would be retried for days.
       deps.metrics.providerRedeliveries.inc({ provider: delivery?.published.name ?? 'unknown' });
     }
-    return answerEarlierClaim(claim, key.explicit && !key.fromProvider, trigger);
+    return { ...answerEarlierClaim(claim, key.explicit && !key.fromProvider, trigger), ...logFacts(key, delivery) };
   }
   const held: HeldKey = { storeKey, claim, bodyHash };
   if (delivery?.claimsBody && claim !== 'unguarded') {
     const earlier = await claimBodyToo(deps, held, bodyStoreKey(trigger, path, delivery.published.kind, bodyHash), claim);
-    if (earlier) return answerEarlierClaim(earlier, false, trigger);
+    if (earlier) return { ...answerEarlierClaim(earlier, false, trigger), ...logFacts(key, delivery) };
   }
   return publishTriggerEvent(deps, { ...req, contentType, query, key, parsed, delivery }, held);
 }
@@ -209,7 +215,11 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
     writes.push(completeOrRetry(deps, held.body.storeKey, held.body.claim, bodyHash, completed, windowMs));
   }
   await Promise.all(writes);
-  return { ...ack, replayed: false };
+  return { ...ack, replayed: false, ...logFacts(key, delivery) };
+}
+
+function logFacts(key: IdempotencyKey, delivery: TriggerEventParts['delivery']) {
+  return { idempotencyKey: key.value, ...(delivery && { deliveryId: delivery.deliveryId, kind: delivery.published.kind }) };
 }
 
 /**

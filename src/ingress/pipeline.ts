@@ -1,3 +1,4 @@
+import type { SignatureDiagnostics } from '../providers/diagnostics';
 import type { Reply } from '../providers/provider';
 import type { Bucket } from '../ratelimit/limiter';
 import type { IngressGate } from '../routes/ingress-gate';
@@ -25,6 +26,8 @@ export interface Admission<T> {
   checkHeaders?: () => Reply | undefined;
   /** The signature over the raw bytes; 401, or a signed handshake's answer. */
   checkBody?: (raw: Buffer) => Reply | undefined;
+  /** Why a signature was refused, for the delivery log: the body when it was read. */
+  diagnose?: (raw?: Buffer) => SignatureDiagnostics;
   /** A body parsed while it arrives (multipart with a file store): accepted instead of read whole. */
   acceptStream?: () => Promise<T>;
   /** Parse and accept a body read whole, within its budget and verified. */
@@ -34,9 +37,9 @@ export interface Admission<T> {
 export type Admitted<T> = { reply: Reply } | { result: T };
 
 export async function admit<T>(gate: IngressGate, admission: Admission<T>): Promise<Admitted<T>> {
-  const { buckets, checkHeaders, checkBody } = admission;
+  const { buckets, checkHeaders, checkBody, diagnose } = admission;
   if (checkBody) {
-    const early = checkHeaders ? await gate.verify(checkHeaders) : undefined;
+    const early = checkHeaders ? await gate.verify(checkHeaders, diagnose && (() => diagnose())) : undefined;
     if (early) return { reply: early };
   } else if (checkHeaders) {
     // A credential the headers prove on their own: checked and charged in one round trip.
@@ -47,8 +50,9 @@ export async function admit<T>(gate: IngressGate, admission: Admission<T>): Prom
   if (admission.acceptStream) return { result: await admission.acceptStream() };
 
   const raw = await gate.readBody(admission.bodyLimit);
+  gate.note({ bytes: raw.length });
   if (checkBody) {
-    const reply = await gate.verify(() => checkBody(raw));
+    const reply = await gate.verify(() => checkBody(raw), diagnose && (() => diagnose(raw)));
     if (reply) return { reply };
     await gate.charge(buckets);
   }

@@ -89,6 +89,11 @@ export function createMetrics() {
       help: 'WhatsApp changes for a phone number id that is not the channel\'s, not published',
       registers: [registry],
     }),
+    deliveryLogLost: new Counter({
+      name: 'igw_delivery_log_lost_total',
+      help: 'Delivery log entries that could not be written (Redis failed); the requests were served',
+      registers: [registry],
+    }),
     queuedRecords: new Gauge({
       name: 'igw_publish_queue_records',
       help: 'Records waiting for the sink (not yet in a batch being written)',

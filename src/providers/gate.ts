@@ -9,6 +9,7 @@ import { reportUnknownKind } from './unknown-kind';
 import { providerNamed } from './registry';
 import { effectiveTolerance, type StoredProvider } from './trigger-field';
 import { rawJson } from './body';
+import { signatureDiagnostics, type SignatureDiagnostics } from './diagnostics';
 
 /** What the gate needs to know of an HTTP request; the route builds it (nothing here imports express). */
 export interface ProviderRequest {
@@ -160,6 +161,19 @@ export class ProviderGate {
       published: { name: this.provider.name, kind, deliveryId: deliveryId ?? null, verified: true },
       hiddenHeaders: this.provider.signatureHeaders(this.stored.options ?? {}),
     };
+  }
+
+  /** For the delivery log: what a refused delivery's signature looked like (never a secret or the expected signature). */
+  diagnose(raw?: Buffer): SignatureDiagnostics {
+    const options = this.stored.options ?? {};
+    const shape = {
+      scheme: this.provider.name,
+      signatureHeaders: this.provider.signatureHeaders(options),
+      timestampHeader: typeof options.timestampHeader === 'string' ? options.timestampHeader : undefined,
+      secrets: this.stored.secrets.length,
+      toleranceSeconds: effectiveTolerance(this.stored),
+    };
+    return signatureDiagnostics(shape, this.request.headers, { raw, nowSeconds: nowSeconds() });
   }
 
   /** The sender's acknowledgement: Slack an empty 200, Twilio empty TwiML, others contract §2. */

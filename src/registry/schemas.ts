@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { schemaProblem, type JsonSchema } from '../json-schema/compile';
 import { providerInputSchema, type StoredProvider } from '../providers/trigger-field';
 import { isCredentialName } from '../secrets/names';
 
@@ -15,6 +16,13 @@ const headerName = z
 const publishableHeaderName = headerName.refine((name) => !isCredentialName(name), {
   error: 'looks like a credential or signature header; those are never published',
 });
+
+const jsonSchema: z.ZodType<JsonSchema> = z
+  .union([z.boolean(), z.record(z.string(), z.unknown())])
+  .superRefine((value, ctx) => {
+    const problem = schemaProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 /** What the admin API accepts for PUT /admin/triggers/{path}. Unknown keys are refused. */
 export const triggerInputSchema = z.strictObject({
@@ -40,6 +48,8 @@ export const triggerInputSchema = z.strictObject({
     })
     .optional(),
   provider: providerInputSchema.optional(),
+  /** Contract §13: a JSON Schema (draft 2020-12, at most 64 KiB) that `input` must satisfy. */
+  schema: jsonSchema.optional(),
 });
 export type TriggerInput = z.infer<typeof triggerInputSchema>;
 

@@ -10,6 +10,8 @@ import { secretMatches, sha256Hex } from '../security';
 import { registryCall } from './lookup';
 import { ingressGate } from './ingress-gate';
 import { providerCatalogueRoutes } from './provider-catalogue';
+import { validateRoute } from './admin-validate';
+import { deliveriesRoutes } from './admin-deliveries';
 import { bearerToken } from './webhooks';
 
 const DEFAULT_PAGE = 50;
@@ -31,6 +33,7 @@ export function adminRoutes(deps: AppDeps): Router {
       })
       .then(() => next(), next);
   });
+  validateRoute(router, deps);
   router.use('/admin', express.text({ type: ['application/json', 'application/*+json'], limit: '1mb' }), parseJsonText);
 
   // The admin API has its own port: without PUBLIC_BASE_URL, URLs name the admin request's
@@ -47,6 +50,7 @@ export function adminRoutes(deps: AppDeps): Router {
     toPublic: (id, value, req) => publicChannel(id, value, baseUrl(req)),
     idName: 'channelId',
   });
+  deliveriesRoutes(router, deps);
   providerCatalogueRoutes(router);
   return router;
 }
@@ -111,7 +115,7 @@ function resource<T>(router: Router, base: string, idPattern: RegExp, collection
   });
 }
 
-function pageSize(raw: unknown): number {
+export function pageSize(raw: unknown): number {
   if (raw === undefined) return DEFAULT_PAGE;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) {
@@ -120,7 +124,7 @@ function pageSize(raw: unknown): number {
   return n;
 }
 
-function decodeCursor(raw: unknown): string | undefined {
+export function decodeCursor(raw: unknown): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,256}$/.test(raw)) throw new HttpError('invalid_parameter', 'invalid cursor');
   return Buffer.from(raw, 'base64url').toString();

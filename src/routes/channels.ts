@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
+import { noteDelivery } from '../http/delivery-notes';
 import { HttpError } from '../http/errors';
 import { sendJson } from '../http/send-json';
 import { ackOutcome, type ChatAck } from '../ingest/accept-chat';
@@ -36,6 +37,7 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
   }
   const channelId = req.params.channelId as string;
   const channel = await findChannel(deps, name as ChannelProvider, channelId);
+  noteDelivery(res, { target: { kind: 'channel', id: channelId } });
   const sender = channelSender(channelId, channel);
   const gate = ingressGate(deps, req, res, { target: `channel:${name}:${channelId}`, workspaceId: channel.workspaceId });
   const buckets = channelBuckets(deps.config, channelId, channel);
@@ -54,6 +56,7 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
     contentType: req.headers['content-type'],
     checkHeaders: () => provider.beforeBody(),
     checkBody: (raw) => provider.afterBody(raw),
+    diagnose: (raw) => provider.diagnose(raw),
     accept: (raw) =>
       acceptChannelDelivery(deps, { sender, raw, contentType: req.headers['content-type'], url: request.url, requestId: res.locals.requestId, trace: res.locals.trace }),
   });

@@ -1,11 +1,13 @@
 import type { Request, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { AppDeps } from '../app-deps';
+import { noteDelivery, type DeliveryNotes } from '../http/delivery-notes';
 import { HttpError } from '../http/errors';
 import type { BodyLease } from '../ingest/body-budget';
 import { classifyContentType } from '../ingest/content-type';
 import { noRoom, readRawBody } from '../ingest/read-body';
 import { jsonParseCost } from '../ingest/safe-json';
+import type { SignatureDiagnostics } from '../providers/diagnostics';
 import type { Bucket } from '../ratelimit/limiter';
 
 /**
@@ -56,15 +58,24 @@ export class IngressGate {
   }
 
   /** Runs a credential check that throws HttpError 401/403 when it fails; returns what it returns. */
-  async verify<T>(check: () => T | Promise<T>): Promise<T> {
+  async verify<T>(check: () => T | Promise<T>, diagnose?: () => SignatureDiagnostics): Promise<T> {
     this.admitted ??= this.admit();
     await this.admitted;
     try {
       return await check();
     } catch (error) {
-      if (error instanceof HttpError && (error.status === 401 || error.status === 403)) await this.countFailure();
+      if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {
+        // A refused signature says why in the delivery log (contract §13), never what was expected.
+        if (diagnose && error.status === 401) this.note({ diagnostics: { ...diagnose() } });
+        await this.countFailure();
+      }
       throw error;
     }
+  }
+
+  /** What this request's delivery log entry carries (contract §13). */
+  note(notes: DeliveryNotes): void {
+    noteDelivery(this.res, notes);
   }
 
   /** One more failed authentication of this client on this target (a refused handshake counts too). */

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { ProviderRequest } from '../providers/gate';
+import { noteDelivery } from '../http/delivery-notes';
 import { HttpError } from '../http/errors';
 import { getHandshake, hasGetHandshake } from '../providers/gate';
 import type { Reply } from '../providers/provider';
@@ -31,6 +32,7 @@ export function sendReply(res: Response, reply: Reply & { outcome?: string; even
 export async function answerGet(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const path = req.params.path as string;
   const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
+  if (trigger) noteDelivery(res, { target: { kind: 'trigger', id: path } });
   const stored = trigger?.deployed ? trigger.provider : undefined;
   if (!trigger || !hasGetHandshake(stored)) return sendReply(res, getHandshake(undefined, providerRequest(req, deps)));
   const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });

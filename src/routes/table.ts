@@ -54,11 +54,6 @@ export interface RouteSpec {
   reasons: Reason[];
   /** Headers every error answer of this route may carry. */
   errorHeaders?: HeaderName[];
-  /**
-   * PENDING: contract §13 routes that another branch implements. Documented, not yet served;
-   * the lead removes the mark when the implementation lands (the route-table test says when).
-   */
-  pending?: true;
 }
 
 const CHAT_ANSWER = 'Every event of the delivery is acknowledged by the sink (or was already). A 503 names how many are missing; the retry publishes only those.';
@@ -105,7 +100,7 @@ const ingress: RouteSpec[] = [
     },
     reasons: [
       'not_found', 'credentials_invalid', ...GATE, ...SIGNATURE, 'timestamp_out_of_tolerance', 'timestamp_missing', 'invalid_handshake',
-      ...BODY, ...JSON_MEMORY, ...PARSE, 'key_too_long', 'kind_too_long', 'in_flight', 'key_reused', 'record_too_large', 'rate_limited', ...NOT_STORED, 'file_store_unavailable',
+      ...BODY, ...JSON_MEMORY, ...PARSE, 'key_too_long', 'kind_too_long', 'schema_invalid', 'in_flight', 'key_reused', 'record_too_large', 'rate_limited', ...NOT_STORED, 'file_store_unavailable',
     ],
     errorHeaders: RATE_LIMIT_HEADERS,
   },
@@ -284,7 +279,6 @@ function resource({ base, idName, one, many, input, output }: Resource): RouteSp
       parameters: PAGE_PARAMETERS,
       responses: { '200': ok('A page of entries', page(ref('DeliveryLogEntry'))) },
       reasons: [...ADMIN_AUTH, 'invalid_parameter', ...READ],
-      pending: true,
     },
   ];
 }
@@ -304,7 +298,6 @@ const admin: RouteSpec[] = [
     requestBody: { required: false, content: SENDER_BODY },
     responses: { '200': ok('The verdict', data(ref('SampleValidation'))) },
     reasons: [...ADMIN_AUTH, 'invalid_parameter', ...READ, ...BODY, ...JSON_MEMORY, ...PARSE],
-    pending: true,
   },
   ...resource({ base: '/admin/channels', idName: 'channelId', one: 'Channel', many: 'Channels', input: 'ChannelInput', output: 'Channel' }),
   {

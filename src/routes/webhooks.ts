@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { Config } from '../config/schema';
+import { noteDelivery } from '../http/delivery-notes';
 import { HttpError } from '../http/errors';
 import { sendJson } from '../http/send-json';
 import { acceptUpload } from '../ingest/accept-upload';
@@ -25,7 +26,7 @@ export function webhookRoutes(deps: AppDeps): Router {
       throw new HttpError('method_not_allowed', 'only POST is accepted', undefined, { Allow: 'POST' });
     }
     const path = req.params.path as string;
-    const trigger = await deployedTrigger(deps, path);
+    const trigger = await deployedTrigger(deps, path, res);
     const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
     const provider = openGate(trigger.provider, providerRequest(req, deps), deps.metrics, deps.logger);
     const admitted = await admit(gate, {
@@ -39,7 +40,7 @@ export function webhookRoutes(deps: AppDeps): Router {
           return provider?.beforeBody();
         },
       }),
-      ...(provider && { checkBody: (raw: Buffer) => provider.afterBody(raw) }),
+      ...(provider && { checkBody: (raw: Buffer) => provider.afterBody(raw), diagnose: (raw?: Buffer) => provider.diagnose(raw) }),
       ...(!provider && streamsFiles(deps, req) && { acceptStream: () => acceptUpload(deps, uploadRequest(req, res, path, trigger, gate)) }),
       accept: (raw) =>
         acceptWebhook(deps, {
@@ -55,7 +56,10 @@ export function webhookRoutes(deps: AppDeps): Router {
     });
     if ('reply' in admitted) return sendReply(res, admitted.reply);
     const ack = admitted.result;
-    if (provider) return sendReply(res, provider.reply(ack));
+    if (provider) {
+      noteDelivery(res, 'ignored' in ack ? { kind: ack.kind } : ackNotes(ack));
+      return sendReply(res, provider.reply(ack));
+    }
     if ('ignored' in ack) throw new Error('only a provider gate filters deliveries');
     sendAck(res, ack);
   });
@@ -63,6 +67,7 @@ export function webhookRoutes(deps: AppDeps): Router {
 }
 
 function sendAck(res: Response, ack: WebhookAck): void {
+  noteDelivery(res, ackNotes(ack));
   res.locals.outcome = ack.replayed ? 'duplicate' : 'accepted';
   res.locals.eventId = ack.eventId;
   res.setHeader('X-Event-Id', ack.eventId);
@@ -70,8 +75,13 @@ function sendAck(res: Response, ack: WebhookAck): void {
   sendJson(res, ack.status, ack.body);
 }
 
-async function deployedTrigger(deps: AppDeps, path: string): Promise<StoredTrigger> {
+function ackNotes({ idempotencyKey, deliveryId, kind }: WebhookAck) {
+  return { idempotencyKey, deliveryId, kind };
+}
+
+async function deployedTrigger(deps: AppDeps, path: string, res: Response): Promise<StoredTrigger> {
   const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
+  if (trigger) noteDelivery(res, { target: { kind: 'trigger', id: path } });
   if (!trigger || !trigger.deployed) throw new HttpError('not_found', 'no such trigger');
   return trigger;
 }

@@ -1,7 +1,8 @@
 import { MemoryStore } from 'express-rate-limit';
 import type { AppDeps } from '../../src/app-deps';
 import { createAdminApp, createApp } from '../../src/app';
-import { batcherOptions } from '../../src/container';
+import { batcherOptions, memoryDeliveryLogSize } from '../../src/container';
+import { MemoryDeliveryLog } from '../../src/delivery-log/memory';
 import { configSchema, type Config } from '../../src/config/schema';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import { BodyBudget } from '../../src/ingest/body-budget';
@@ -52,6 +53,7 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
     enforceRateLimits: createRateLimiter({ storeFor: () => new MemoryStore(), onStoreError: () => undefined }),
     checks: [{ name: 'sink', ping: () => sink.ping() }],
     lifecycle: { started: true, draining: false },
+    ...(config.DELIVERY_LOG_MAX > 0 && { deliveryLog: new MemoryDeliveryLog(memoryDeliveryLogSize(config.DELIVERY_LOG_MAX)) }),
   };
   return {
     /** The public listener: ingress routes and /healthz. */

@@ -9,18 +9,6 @@ import type { Express } from 'express';
 import { ROUTES } from '../../src/routes/table';
 import { testApp } from '../helpers/app';
 
-/**
- * KNOWN PENDING ROUTES (contract §13), implemented on another branch: in the table (marked
- * `pending: true`) and in the OpenAPI document, not served on this one. THE LEAD EMPTIES THIS
- * LIST, and removes their `pending` marks, when the implementation lands; until then the first
- * test fails and names each pending route that is now served.
- */
-const KNOWN_PENDING_ROUTES = [
-  'admin POST /admin/triggers/{}/validate',
-  'admin GET /admin/triggers/{}/deliveries',
-  'admin GET /admin/channels/{}/deliveries',
-];
-
 const PROBED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** `/admin/triggers/:id` and `/admin/triggers/{path}` alike → `/admin/triggers/{}`. */
@@ -83,20 +71,14 @@ describe('the route table', () => {
     return routes;
   }
 
-  it('names exactly the routes the public and admin listeners serve, besides the known pending ones', async () => {
+  it('names exactly the routes the public and admin listeners serve', async () => {
     const actual = [...(await served('public', t.app)), ...(await served('admin', t.admin))].sort();
     const table = ROUTES.flatMap((route) => route.listeners.map((listener) => `${listener} ${route.method.toUpperCase()} ${shape(route.path)}`));
-    const expected = table.filter((route) => !KNOWN_PENDING_ROUTES.includes(route)).sort();
+    const expected = [...table].sort();
     expect(actual.length).toBeGreaterThan(15);
     expect(actual).toEqual(expected);
   });
 
-  it('the known pending routes are the ones the table marks pending', () => {
-    const pending = ROUTES.filter((route) => route.pending).flatMap((route) =>
-      route.listeners.map((listener) => `${listener} ${route.method.toUpperCase()} ${shape(route.path)}`),
-    );
-    expect(pending.sort()).toEqual([...KNOWN_PENDING_ROUTES].sort());
-  });
 
   it('gives every route its own operationId and one entry per method and path', () => {
     const ids = ROUTES.map((route) => route.operationId);

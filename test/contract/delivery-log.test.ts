@@ -1,0 +1,146 @@
+/**
+ * One suite, every DeliveryLog: the embedded (memory) log and the Redis log, on one Redis
+ * (REDIS_TEST_URL, a unique prefix) and on a three-master Redis Cluster, must behave the same.
+ */
+import type { DeliveryEntry, DeliveryLog, LogTarget } from '../../src/delivery-log/delivery-log';
+import { MemoryDeliveryLog } from '../../src/delivery-log/memory';
+import { RedisDeliveryLog } from '../../src/delivery-log/redis';
+import { uniquePrefix } from '../helpers/redis';
+import { redisSetups } from '../helpers/redis-setups';
+import { waitUntil } from '../helpers/wait';
+
+const setups = redisSetups();
+const MAX = 5;
+const DAY_MS = 86_400_000;
+
+interface Backend {
+  log: DeliveryLog;
+  /** Moves the log's clock forward. */
+  advance(ms: number): void;
+  lost(): number;
+  cleanup(): Promise<void>;
+}
+
+const backends: Array<[string, () => Promise<Backend>]> = [
+  [
+    'memory',
+    async () => {
+      let now = Date.now();
+      const log = new MemoryDeliveryLog({ maxEntries: MAX, maxTargets: 3, now: () => now });
+      return { log, advance: (ms) => void (now += ms), lost: () => 0, cleanup: () => log.close() };
+    },
+  ],
+  ...setups.map((setup): [string, () => Promise<Backend>] => [
+    setup.name,
+    async () => {
+      const prefix = uniquePrefix('deliveries');
+      const connection = await setup.connect();
+      let now = Date.now();
+      let lost = 0;
+      const log = new RedisDeliveryLog(connection.client, { prefix, maxEntries: MAX, onLost: () => void lost++, now: () => now });
+      return {
+        log,
+        advance: (ms) => void (now += ms),
+        lost: () => lost,
+        cleanup: async () => {
+          await log.close();
+          await connection.close();
+          await setup.deleteKeys(prefix);
+        },
+      };
+    },
+  ]),
+];
+
+const trigger: LogTarget = { kind: 'trigger', id: 'orders' };
+const entry = (n: number): DeliveryEntry => ({
+  at: new Date().toISOString(),
+  requestId: `req-${n}`,
+  status: 200,
+  outcome: 'accepted',
+  eventId: `evt-${n}`,
+  bytes: n,
+  ms: 1.5,
+  clientIp: '127.0.0.1',
+});
+
+async function readAll(log: DeliveryLog, target: LogTarget, limit = 100): Promise<string[]> {
+  return (await log.page(target, limit)).entries.map((e) => e.requestId);
+}
+
+describe.each(backends)('DeliveryLog contract: %s', (_name, create) => {
+  let backend: Backend;
+  beforeEach(async () => {
+    backend = await create();
+    await backend.log.start();
+  });
+  afterEach(() => backend.cleanup());
+
+  it('returns what was appended, newest first, as it was written', async () => {
+    for (let n = 1; n <= 3; n++) backend.log.append(trigger, entry(n));
+    await waitUntil(async () => (await readAll(backend.log, trigger)).length === 3, 'three entries');
+    const page = await backend.log.page(trigger, 10);
+    expect(page).toEqual({ entries: [entry(3), entry(2), entry(1)].map((e) => ({ ...e, at: expect.any(String) })), nextCursor: null });
+  });
+
+  it('keeps the last maxEntries per target, and targets apart', async () => {
+    const channel: LogTarget = { kind: 'channel', id: 'orders' };
+    for (let n = 1; n <= MAX + 3; n++) backend.log.append(trigger, entry(n));
+    backend.log.append(channel, entry(100));
+    await waitUntil(async () => (await readAll(backend.log, channel)).length === 1, 'the channel entry');
+    await waitUntil(async () => (await readAll(backend.log, trigger))[0] === `req-${MAX + 3}`, 'the last trigger entry');
+    expect(await readAll(backend.log, trigger)).toEqual(['req-8', 'req-7', 'req-6', 'req-5', 'req-4']);
+    expect(await readAll(backend.log, channel)).toEqual(['req-100']);
+  });
+
+  it('pages with the cursor until nextCursor is null', async () => {
+    for (let n = 1; n <= 5; n++) backend.log.append(trigger, entry(n));
+    await waitUntil(async () => (await readAll(backend.log, trigger)).length === 5, 'five entries');
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await backend.log.page(trigger, 2, cursor);
+      seen.push(...page.entries.map((e) => e.requestId));
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(['req-5', 'req-4', 'req-3', 'req-2', 'req-1']);
+  });
+
+  it('refuses a cursor it did not give out', async () => {
+    await expect(backend.log.page(trigger, 2, 'not a cursor')).rejects.toThrow('invalid cursor');
+  });
+
+  it('answers an empty page for a target without entries', async () => {
+    expect(await backend.log.page({ kind: 'trigger', id: 'nobody' }, 10)).toEqual({ entries: [], nextCursor: null });
+  });
+
+  it('shows no entry older than 7 days', async () => {
+    backend.log.append(trigger, entry(1));
+    await waitUntil(async () => (await readAll(backend.log, trigger)).length === 1, 'the entry');
+    backend.advance(7 * DAY_MS + 60_000);
+    expect(await readAll(backend.log, trigger)).toEqual([]);
+    expect(backend.lost()).toBe(0);
+  });
+});
+
+describe('RedisDeliveryLog in Redis', () => {
+  const setup = setups[0];
+  it('keeps one stream per target that expires 7 days after its last write, and counts a write that failed', async () => {
+    const prefix = uniquePrefix('deliveries');
+    const connection = await setup.connect();
+    let lost = 0;
+    const log = new RedisDeliveryLog(connection.client, { prefix, maxEntries: MAX, onLost: () => void lost++ });
+    log.append(trigger, entry(1));
+    await waitUntil(async () => (await setup.keysUnder(prefix)).length === 1, 'the stream');
+    const ttls = await setup.keyTtls(prefix);
+    expect([...ttls.keys()]).toEqual([`${prefix}deliveries:trigger:orders`]);
+    expect([...ttls.values()][0]).toBeGreaterThan(7 * DAY_MS - 60_000);
+    expect([...ttls.values()][0]).toBeLessThanOrEqual(7 * DAY_MS);
+    await setup.deleteKeys(prefix);
+
+    await connection.close();
+    expect(() => log.append(trigger, entry(2))).not.toThrow();
+    await waitUntil(() => lost === 1, 'the lost entry counted');
+  });
+});
