@@ -2,6 +2,7 @@ import busboy from 'busboy';
 import type { Readable } from 'node:stream';
 import { HttpError } from '../http/errors';
 import type { Reason } from '../http/reasons';
+import { withoutControlCharacters } from '../files/file-name';
 import { FieldCollector } from './fields';
 import { guarded } from './guard';
 
@@ -24,15 +25,6 @@ export interface FileValue {
 const REPLACEMENT_CHARACTER = '\uFFFD';
 
 /**
- * File names are published and often end up in paths, headers and logs downstream: C0 and C1
- * control characters (CR, LF, NUL, ESC, …) are dropped from them.
- */
-export function withoutControlCharacters(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  return name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
-}
-
-/**
  * A busboy parser with the multipart limits; throws 400 `invalid_multipart` when the content
  * type has no boundary. busboy reports a size or parts limit when it is *reached*, so one more
  * lets exactly the maximum through and refuses anything larger (files and fields count from 0).
@@ -41,6 +33,9 @@ export function multipartParser(contentType: string, limits: MultipartLimits): b
   try {
     return busboy({
       headers: { 'content-type': contentType },
+      // Browsers (WHATWG) and curl send a non-ASCII filename="…" as raw UTF-8; busboy's default
+      // (latin1) would publish it garbled.
+      defParamCharset: 'utf8',
       limits: {
         fileSize: limits.maxFileBytes + 1,
         files: limits.maxFiles,
