@@ -46,7 +46,7 @@ const ADMIN_WRITE: Reason[] = [
   'request_timeout', 'registry_unavailable',
 ];
 
-/** The reasons each operation can answer with (besides `internal`). */
+/** The reasons each operation can answer with (besides EVERY_OPERATION's: `internal`, `duplicate_host`). */
 export const OPERATION_REASONS: Record<string, Reason[]> = {
   triggerWebhook: [
     'not_found', 'credentials_invalid', ...GATE, ...SIGNATURE, 'timestamp_out_of_tolerance', 'invalid_handshake',
