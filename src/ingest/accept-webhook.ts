@@ -54,7 +54,7 @@ export async function acceptWebhook(deps: IngestDeps, req: WebhookRequest): Prom
     maxFields: config.MAX_FIELDS,
     maxFieldBytes: config.MAX_BODY_BYTES,
   });
-  applyInputFormat(parsed.input, trigger.inputFormat);
+  applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
   const delivery = req.provider?.classify(req.headers, parsed.value);
   if (delivery?.ignored) return delivery;
 

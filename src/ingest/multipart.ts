@@ -4,6 +4,7 @@ import { HttpError } from '../http/errors';
 import type { Reason } from '../http/reasons';
 import { withoutControlCharacters } from '../files/file-name';
 import { FieldCollector } from './fields';
+import { mint } from './file-values';
 import { guarded } from './guard';
 
 export interface MultipartLimits {
@@ -120,7 +121,7 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
                   size: data.length,
                   data: `data:${mime};base64,${data.toString('base64')}`,
                 };
-                fields.add(name, file);
+                fields.add(name, mint(file));
                 done();
               }),
             );

@@ -6,6 +6,7 @@ import { withoutControlCharacters } from '../files/file-name';
 import { HttpError } from '../http/errors';
 import type { Reason } from '../http/reasons';
 import { FieldCollector } from './fields';
+import { mint } from './file-values';
 import { guarded } from './guard';
 import { multipartParser, unnamedPart, type FileValue, type MultipartLimits } from './multipart';
 import type { Refusal } from './body-budget';
@@ -129,7 +130,7 @@ export function streamMultipart(
       const n = ++fileCount;
       const mime = info.mimeType || 'application/octet-stream';
       // Added now, filled in when the part ends: files keep their order in `x[]`.
-      const value = {} as FileValue | FileReference;
+      const value = mint({} as FileValue | FileReference);
       fields.add(name, value);
       const sha256 = createHash('sha256');
       const head: Buffer[] = [];

@@ -51,6 +51,7 @@ export const OPERATION_REASONS: Record<string, Reason[]> = {
   triggerWebhook: [
     'not_found', 'credentials_invalid', ...GATE, ...SIGNATURE, 'timestamp_out_of_tolerance', 'invalid_handshake',
     ...BODY, ...JSON_MEMORY, 'invalid_encoding', 'invalid_field', 'invalid_json', 'invalid_multipart', 'key_too_long',
+    'file_value_not_allowed',
     'in_flight', 'key_reused',
     'field_too_large', 'file_too_large', 'record_too_large', 'too_many_fields', 'too_many_files', 'too_many_parts',
     'unsupported_charset', 'unsupported_media_type', 'rate_limited', ...NOT_STORED, 'file_store_unavailable',
