@@ -47,7 +47,7 @@ describe('file values a sender may not mint', () => {
     const doc = { type: 'file', name: 'a\u202Etxt.exe', mime: 'text/plain', size: 5, data: `data:text/plain;base64,${Buffer.from('hello').toString('base64')}` };
     const res = await postJson(doc);
     expect(res.status).toBe(200);
-    expect(t.sink.events().at(-1).data.input.doc).toEqual([{ ...doc, name: 'atxt.exe' }]);
+    expect(t.sink.events().at(-1)!.data.input.doc).toEqual([{ ...doc, name: 'atxt.exe' }]);
     const form = await request(t.app).post(hookUrl(await fresh())).type('form').send({ doc: JSON.stringify(doc) });
     expect(form.status).toBe(200);
   });
@@ -75,6 +75,6 @@ describe('file values a sender may not mint', () => {
   it("the gateway's own multipart file parts still pass", async () => {
     const res = await request(t.app).post(hookUrl(await fresh())).attach('doc', Buffer.from('%PDF'), { filename: 'a.pdf', contentType: 'application/pdf' });
     expect(res.status).toBe(200);
-    expect(t.sink.events().at(-1).data.input.doc).toEqual([{ type: 'file', name: 'a.pdf', mime: 'application/pdf', size: 4, data: 'data:application/pdf;base64,JVBERg==' }]);
+    expect(t.sink.events().at(-1)!.data.input.doc).toEqual([{ type: 'file', name: 'a.pdf', mime: 'application/pdf', size: 4, data: 'data:application/pdf;base64,JVBERg==' }]);
   });
 });
