@@ -53,11 +53,19 @@ const brokers = z
   .pipe(z.array(z.string().regex(/^[^\s:,]+:[0-9]{1,5}$/, 'each broker must be host:port')).min(1));
 
 /**
- * TRUST_PROXY, as express's `trust proxy` takes it: `true`/`false`, a hop count, or a
- * comma-separated list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal.
+ * TRUST_PROXY, as express's `trust proxy` takes it: `false`, a hop count, or a comma-separated
+ * list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal. `true` (trust
+ * every hop) is refused: the client address would then be whatever the sender writes first in
+ * X-Forwarded-For, so a guesser could dodge the failed-authentication throttle with a new
+ * address each try, or spend another address's allowance to lock it out.
  */
 const trustProxy = z
   .string()
+  .refine((value) => value !== 'true', {
+    error:
+      'true would believe every X-Forwarded-For hop, so any sender could pick its own client address (and dodge or aim the failed-authentication throttle); name the proxies instead: a hop count (e.g. 1) or their addresses/subnets (e.g. 10.0.0.0/8)',
+    abort: true,
+  })
   .refine((value) => /^(true|false|[0-9]{1,2})$/.test(value) || value.split(',').every((entry) => isProxyAddress(entry.trim())), {
     error: 'must be true, false, a hop count, or a comma-separated list of addresses, CIDR ranges, loopback, linklocal, uniquelocal',
   })

@@ -1,3 +1,5 @@
+import { withoutControlCharacters } from './file-name';
+
 /**
  * Where one request's files go: `<workspaceId>/<triggerPath>/<yyyy-mm-dd>/<eventId>/` (the
  * store adds its prefix). The workspace id is percent-encoded: one workspace's folder can
@@ -13,11 +15,12 @@ export function fileKey(folder: string, n: number, filename: string | undefined)
 }
 
 /**
- * A file name as one key segment: its last path segment only; letters, digits, `.`, `_`, `-`
- * kept, every other character (spaces, control characters, non-ASCII) a `_`; no leading dots.
+ * A file name as one key segment: its last path segment only; control and bidi characters
+ * dropped; letters, digits, `.`, `_`, `-` kept, every other character (spaces, non-ASCII) a
+ * `_`; no leading dots.
  */
 export function safeName(name: string, maxLength: number): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
+  const base = withoutControlCharacters(name.split(/[\\/]/).pop() ?? '');
   return base
     .replace(/[^A-Za-z0-9._-]/g, '_')
     .replace(/^\.+/, '')

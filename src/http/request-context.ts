@@ -4,11 +4,13 @@ import { accessLogger, logWhenFinished } from './access-log';
 import { recordDeliveryWhenDone } from './delivery-record';
 import { requestIdFor } from './request-id';
 import { securityHeaders } from './security-headers';
+import { duplicateHost } from './single-host';
 
 /**
  * What every request gets before routing, in one middleware (each express layer costs a
  * little on every request): helmet's headers, a request id echoed in X-Request-Id, an access
- * log line when it is done, and `Connection: close` while the process drains.
+ * log line when it is done, `Connection: close` while the process drains, and 400 to a request
+ * with two Host headers.
  */
 export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle' | 'deliveryLog'>): RequestHandler {
   const logger = accessLogger(deps.logger);
@@ -24,6 +26,11 @@ export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifec
     if (deps.lifecycle.draining) res.setHeader('Connection', 'close');
     logWhenFinished(logger, deps.metrics, req, res);
     if (deps.deliveryLog) recordDeliveryWhenDone(deps.deliveryLog, req, res);
+    const refusal = duplicateHost(req.rawHeaders);
+    if (refusal) {
+      res.setHeader('Connection', 'close'); // a request framed this oddly: the connection is not reused
+      return next(refusal);
+    }
     next();
   };
 }

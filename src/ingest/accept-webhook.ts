@@ -63,7 +63,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
     maxFieldBytes: config.MAX_BODY_BYTES,
   };
   const parsed = await parseBody(raw, contentType, limits);
-  applyInputFormat(parsed.input, trigger.inputFormat);
+  applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
   const delivery = req.provider?.classify(req.headers, parsed.value);
   if (delivery?.ignored) return delivery;
   checkInputSchema(parsed.input, trigger.schema);

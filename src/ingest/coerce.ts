@@ -1,5 +1,6 @@
 import { HttpError } from '../http/errors';
 import type { FieldType } from '../registry/schemas';
+import { checkFileValue } from './file-values';
 import { parseJsonSafely } from './safe-json';
 
 export interface DeclaredField {
@@ -11,14 +12,15 @@ const INVALID = Symbol('invalid');
 
 /**
  * Applies a trigger's inputFormat: strings are coerced to the declared type, a value that
- * cannot be its type is a 400 naming the field, missing fields are fine.
+ * cannot be its type is a 400 naming the field, missing fields are fine. A `file[]` field's
+ * values are checked by checkFileValue (400 file_value_not_allowed, 413 file_too_large).
  */
-export function applyInputFormat(input: Record<string, unknown>, format: DeclaredField[] | undefined): void {
+export function applyInputFormat(input: Record<string, unknown>, format: DeclaredField[] | undefined, maxFileBytes: number): void {
   if (!format) return;
   const problems: Array<{ field: string; expected: FieldType }> = [];
   for (const field of format) {
     if (!Object.hasOwn(input, field.name)) continue;
-    const value = coerce(input[field.name], field.type);
+    const value = coerce(input[field.name], field, maxFileBytes);
     if (value === INVALID) problems.push({ field: field.name, expected: field.type });
     else Object.defineProperty(input, field.name, { value, enumerable: true, writable: true, configurable: true });
   }
@@ -27,7 +29,7 @@ export function applyInputFormat(input: Record<string, unknown>, format: Declare
   }
 }
 
-function coerce(value: unknown, type: FieldType): unknown {
+function coerce(value: unknown, { name, type }: DeclaredField, maxFileBytes: number): unknown {
   switch (type) {
     case 'string':
       return typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : INVALID;
@@ -40,8 +42,11 @@ function coerce(value: unknown, type: FieldType): unknown {
     case 'array':
       return asKind(typeof value === 'string' ? parseOrInvalid(value) : value, 'array');
     case 'file[]': {
-      const files = Array.isArray(value) ? value : [value];
-      return files.every(isFile) ? files : INVALID;
+      // A form or text part carries a file value as JSON text.
+      const files = (Array.isArray(value) ? value : [value]).map((item) =>
+        checkFileValue(typeof item === 'string' ? parseOrInvalid(item) : item, name, maxFileBytes),
+      );
+      return files.every((file) => file !== undefined) ? files : INVALID;
     }
   }
 }
@@ -71,11 +76,4 @@ function parseOrInvalid(text: string): unknown {
 function asKind(value: unknown, kind: 'object' | 'array'): unknown {
   if (value === INVALID || value === null || typeof value !== 'object') return INVALID;
   return Array.isArray(value) === (kind === 'array') ? value : INVALID;
-}
-
-/** A file value: inline (`type: file`) or by reference (`type: url`, contract §12). */
-function isFile(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  const { type, data } = value as { type?: unknown; data?: unknown };
-  return type === 'file' || (type === 'url' && typeof data === 'string');
 }

@@ -1,8 +1,11 @@
 import busboy from 'busboy';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { HttpError } from '../http/errors';
 import type { Reason } from '../http/reasons';
+import { withoutControlCharacters } from '../files/file-name';
 import { FieldCollector } from './fields';
+import { mint } from './file-values';
+import { guarded } from './guard';
 
 export interface MultipartLimits {
   maxFileBytes: number;
@@ -23,15 +26,6 @@ export interface FileValue {
 const REPLACEMENT_CHARACTER = '\uFFFD';
 
 /**
- * File names are published and often end up in paths, headers and logs downstream: C0 and C1
- * control characters (CR, LF, NUL, ESC, …) are dropped from them.
- */
-export function withoutControlCharacters(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  return name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
-}
-
-/**
  * A busboy parser with the multipart limits; throws 400 `invalid_multipart` when the content
  * type has no boundary. busboy reports a size or parts limit when it is *reached*, so one more
  * lets exactly the maximum through and refuses anything larger (files and fields count from 0).
@@ -40,6 +34,9 @@ export function multipartParser(contentType: string, limits: MultipartLimits): b
   try {
     return busboy({
       headers: { 'content-type': contentType },
+      // Browsers (WHATWG) and curl send a non-ASCII filename="…" as raw UTF-8; busboy's default
+      // (latin1) would publish it garbled.
+      defParamCharset: 'utf8',
       limits: {
         fileSize: limits.maxFileBytes + 1,
         files: limits.maxFiles,
@@ -53,6 +50,16 @@ export function multipartParser(contentType: string, limits: MultipartLimits): b
   }
 }
 
+/**
+ * RFC 7578 §4.2: every part names its field. busboy hands a part without `name=` (or with an
+ * empty one) to its listeners with `name` undefined: refused, never published under no name.
+ */
+export function unnamedPart(): HttpError {
+  return new HttpError('invalid_multipart', 'a multipart part has no name', {
+    problem: 'a part has no name: its Content-Disposition must be form-data with a non-empty name parameter (RFC 7578 §4.2)',
+  });
+}
+
 /** Parses a multipart body already read (and size-limited) as bytes. */
 export function parseMultipart(raw: Buffer, contentType: string, limits: MultipartLimits): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
@@ -60,7 +67,8 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
     const fields = new FieldCollector();
     const pendingFiles: Promise<void>[] = [];
     let failed = false;
-    const fail = (error: HttpError) => {
+    // Every handler below is guarded: what it throws fails this request, never the process.
+    const fail = (error: unknown) => {
       if (failed) return;
       failed = true;
       reject(error);
@@ -68,56 +76,74 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
     const tooLarge = (reason: Reason, what: string, limit: number) =>
       fail(new HttpError(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
 
-    parser.on('field', (name, value: string | undefined, info) => {
-      if (info.valueTruncated) return tooLarge('field_too_large', 'a field value', limits.maxFieldBytes);
-      // busboy decodes leniently: bytes that are not valid in the part's charset (UTF-8 unless
-      // the part names another) become U+FFFD. Refused, as the same bytes are as text/plain.
-      if (value === undefined) {
-        return fail(new HttpError('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
-      }
-      if (value.includes(REPLACEMENT_CHARACTER)) {
-        return fail(new HttpError('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
-      }
-      fields.add(name, value);
-    });
-    parser.on('file', (name, stream, info) => {
-      const chunks: Buffer[] = [];
-      pendingFiles.push(
-        new Promise<void>((done) => {
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          // A body that ends inside a file part destroys the file stream with "Unexpected end of
-          // form"; unheard, that 'error' event would be an uncaught exception (the process exits).
-          stream.on('error', (error: Error) =>
-            fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message })),
-          );
-          stream.on('limit', () => tooLarge('file_too_large', 'a file', limits.maxFileBytes));
-          stream.on('close', () => {
-            const data = Buffer.concat(chunks);
-            const mime = info.mimeType || 'application/octet-stream';
-            const file: FileValue = {
-              type: 'file',
-              name: withoutControlCharacters(info.filename ?? name),
-              mime,
-              size: data.length,
-              data: `data:${mime};base64,${data.toString('base64')}`,
-            };
-            fields.add(name, file);
-            done();
-          });
-        }),
-      );
-    });
-    parser.on('filesLimit', () => tooLarge('too_many_files', 'the number of files', limits.maxFiles));
-    parser.on('fieldsLimit', () => tooLarge('too_many_fields', 'the number of fields', limits.maxFields));
-    parser.on('partsLimit', () => tooLarge('too_many_parts', 'the number of parts', limits.maxFiles + limits.maxFields));
+    parser.on(
+      'field',
+      guarded(fail, (name: string | undefined, value: string | undefined, info: busboy.FieldInfo) => {
+        if (!name) return fail(unnamedPart());
+        if (info.valueTruncated) return tooLarge('field_too_large', 'a field value', limits.maxFieldBytes);
+        // busboy decodes leniently: bytes that are not valid in the part's charset (UTF-8 unless
+        // the part names another) become U+FFFD. Refused, as the same bytes are as text/plain.
+        if (value === undefined) {
+          return fail(new HttpError('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
+        }
+        if (value.includes(REPLACEMENT_CHARACTER)) {
+          return fail(new HttpError('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
+        }
+        fields.add(name, value);
+      }),
+    );
+    parser.on(
+      'file',
+      guarded(fail, (name: string | undefined, stream: Readable, info: busboy.FileInfo) => {
+        // A body that ends inside a file part destroys the file stream with "Unexpected end of
+        // form"; unheard, that 'error' event would be an uncaught exception (the process exits).
+        stream.on('error', (error: Error) =>
+          fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message })),
+        );
+        if (!name) {
+          stream.resume();
+          return fail(unnamedPart());
+        }
+        const chunks: Buffer[] = [];
+        pendingFiles.push(
+          new Promise<void>((done) => {
+            stream.on('data', guarded(fail, (chunk: Buffer) => chunks.push(chunk)));
+            stream.on('limit', guarded(fail, () => tooLarge('file_too_large', 'a file', limits.maxFileBytes)));
+            stream.on(
+              'close',
+              guarded(fail, () => {
+                const data = Buffer.concat(chunks);
+                const mime = info.mimeType || 'application/octet-stream';
+                const file: FileValue = {
+                  type: 'file',
+                  name: withoutControlCharacters(info.filename ?? name),
+                  mime,
+                  size: data.length,
+                  data: `data:${mime};base64,${data.toString('base64')}`,
+                };
+                fields.add(name, mint(file));
+                done();
+              }),
+            );
+          }),
+        );
+      }),
+    );
+    parser.on('filesLimit', guarded(fail, () => tooLarge('too_many_files', 'the number of files', limits.maxFiles)));
+    parser.on('fieldsLimit', guarded(fail, () => tooLarge('too_many_fields', 'the number of fields', limits.maxFields)));
+    parser.on('partsLimit', guarded(fail, () => tooLarge('too_many_parts', 'the number of parts', limits.maxFiles + limits.maxFields)));
     parser.on('error', (error: Error) =>
       fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message })),
     );
-    parser.on('close', () => {
-      Promise.all(pendingFiles).then(() => {
-        if (!failed) resolve(fields.result());
-      });
-    });
-    Readable.from([raw]).pipe(parser);
+    parser.on(
+      'close',
+      guarded(fail, () => {
+        void Promise.all(pendingFiles).then(() => {
+          if (!failed) resolve(fields.result());
+        });
+      }),
+    );
+    // Synchronous: what busboy itself throws while it takes the bytes rejects the promise too.
+    parser.end(raw);
   });
 }

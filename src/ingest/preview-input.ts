@@ -25,7 +25,7 @@ export async function previewInput(config: Config, trigger: StoredTrigger, raw: 
     maxFields: config.MAX_FIELDS,
     maxFieldBytes: config.MAX_BODY_BYTES,
   });
-  applyInputFormat(parsed.input, trigger.inputFormat);
+  applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
   const errors = trigger.schema === undefined ? [] : schemaViolations(trigger.schema, parsed.input);
   return { valid: errors.length === 0, errors, input: parsed.input };
 }

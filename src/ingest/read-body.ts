@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../http/errors';
 import type { BodyLease, Refusal } from './body-budget';
+import { guarded } from './guard';
 import { RETRY_AFTER_SECONDS } from './publish-failure';
 
 /** The slowest body accepted: at least `limit` bytes in every `windowSeconds` until it ends. */
@@ -56,23 +57,24 @@ export function readRawBody(req: IncomingMessage, rules: BodyRules): Promise<Buf
       req.off('error', onError);
       req.off('aborted', onError);
     };
-    const refuse = (error: HttpError) => {
+    // The handlers are guarded: what they throw (a bug) fails this request, never the process.
+    const refuse = (error: unknown) => {
       cleanup();
       chunks.length = 0;
       lease.release();
       reject(error);
     };
-    const onData = (chunk: Buffer) => {
+    const onData = guarded(refuse, (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) return refuse(tooLarge(limit));
       const refusal = lease.take(chunk.length);
       if (refusal) return refuse(noRoom(refusal));
       chunks.push(chunk);
-    };
-    const onEnd = () => {
+    });
+    const onEnd = guarded(refuse, () => {
       cleanup();
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
-    };
+    });
     const onError = () => refuse(new HttpError('body_unreadable', 'the request body could not be read'));
     req.on('data', onData);
     req.on('end', onEnd);

@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
+import type busboy from 'busboy';
 import type { StoredObject } from '../files/file-store';
+import { withoutControlCharacters } from '../files/file-name';
 import { HttpError } from '../http/errors';
 import type { Reason } from '../http/reasons';
 import { FieldCollector } from './fields';
-import { multipartParser, withoutControlCharacters, type FileValue, type MultipartLimits } from './multipart';
+import { mint } from './file-values';
+import { guarded } from './guard';
+import { multipartParser, unnamedPart, type FileValue, type MultipartLimits } from './multipart';
 import type { Refusal } from './body-budget';
 import { MultipartIdentity } from './body-identity';
 import { RETRY_AFTER_SECONDS } from './publish-failure';
@@ -71,18 +75,25 @@ export function streamMultipart(
     let failed = false;
     let settled = false;
 
-    const onBodyData = (chunk: Buffer) => {
-      bodyBytes += chunk.length;
-      if (bodyBytes > limits.maxBodyBytes) return tooLarge('body_too_large', 'the body', limits.maxBodyBytes);
-    };
-    const onBodyError = () => fail(new HttpError('body_unreadable', 'the request body could not be read'));
-    const fail = (error: HttpError) => {
+    // Every handler below is guarded: what it throws fails this request, never the process.
+    const fail = (error: unknown) => {
       if (failed || settled) return;
       failed = true;
       body.off('data', onBodyData);
-      body.unpipe(parser); // what still comes is dropped by the error handler's lingering close
+      body.pause(); // what still comes is dropped by the error handler's lingering close
       reject(error);
     };
+    // The body is fed to busboy by hand, not piped: what busboy throws while it takes a chunk
+    // (inside the body's 'data' emit, where pipe would let it escape) fails the request.
+    const onBodyData = guarded(fail, (chunk: Buffer) => {
+      bodyBytes += chunk.length;
+      if (bodyBytes > limits.maxBodyBytes) return tooLarge('body_too_large', 'the body', limits.maxBodyBytes);
+      if (!parser.write(chunk)) body.pause();
+    });
+    const onBodyEnd = guarded(fail, () => {
+      if (!failed) parser.end();
+    });
+    const onBodyError = () => fail(new HttpError('body_unreadable', 'the request body could not be read'));
     const tooLarge = (reason: Reason, what: string, limit: number) =>
       fail(new HttpError(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
     const malformed = (error: Error) => fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message }));
@@ -92,8 +103,9 @@ export function streamMultipart(
       return refusal === undefined;
     };
 
-    parser.on('field', (name, value: string | undefined, info) => {
+    parser.on('field', guarded(fail, (name: string | undefined, value: string | undefined, info: busboy.FieldInfo) => {
       if (failed) return;
+      if (!name) return fail(unnamedPart());
       if (info.valueTruncated) return tooLarge('field_too_large', 'a field value', limits.maxFieldBytes);
       // As the buffered parser (multipart.ts): invalid bytes in a text part are refused, not replaced.
       if (value === undefined) {
@@ -106,13 +118,19 @@ export function streamMultipart(
       if (!take(bytes)) return;
       fields.add(name, value);
       identity.field(name, value);
-    });
-    parser.on('file', (name, stream, info) => {
+    }));
+    parser.on('file', guarded(fail, (name: string | undefined, stream: Readable, info: busboy.FileInfo) => {
+      // A body that ends inside a file part destroys the file stream ("Unexpected end of form").
+      stream.on('error', malformed);
       if (failed) return void stream.resume();
+      if (!name) {
+        stream.resume();
+        return fail(unnamedPart());
+      }
       const n = ++fileCount;
       const mime = info.mimeType || 'application/octet-stream';
       // Added now, filled in when the part ends: files keep their order in `x[]`.
-      const value = {} as FileValue | FileReference;
+      const value = mint({} as FileValue | FileReference);
       fields.add(name, value);
       const setIdentityHash = identity.file(name, info.filename, mime);
       const sha256 = createHash('sha256');
@@ -128,7 +146,7 @@ export function streamMultipart(
         for (const chunk of head.splice(0)) pass.write(chunk);
         return { pass, stored };
       };
-      stream.on('data', (chunk: Buffer) => {
+      stream.on('data', guarded(fail, (chunk: Buffer) => {
         if (failed) return;
         size += chunk.length;
         sha256.update(chunk);
@@ -141,13 +159,11 @@ export function streamMultipart(
           stream.pause();
           upload.pass.once('drain', () => stream.resume());
         }
-      });
-      stream.on('limit', () => tooLarge('file_too_large', 'a file', limits.maxFileBytes));
-      // A body that ends inside a file part destroys the file stream ("Unexpected end of form").
-      stream.on('error', malformed);
+      }));
+      stream.on('limit', guarded(fail, () => tooLarge('file_too_large', 'a file', limits.maxFileBytes)));
       pendingFiles.push(
         new Promise<void>((done) => {
-          stream.on('end', () => {
+          stream.on('end', guarded(fail, () => {
             if (failed) return done();
             const filename = withoutControlCharacters(info.filename ?? name);
             const fileHash = sha256.digest('hex');
@@ -165,15 +181,16 @@ export function streamMultipart(
               },
               () => done(),
             );
-          });
+          }));
         }),
       );
-    });
-    parser.on('filesLimit', () => tooLarge('too_many_files', 'the number of files', limits.maxFiles));
-    parser.on('fieldsLimit', () => tooLarge('too_many_fields', 'the number of fields', limits.maxFields));
-    parser.on('partsLimit', () => tooLarge('too_many_parts', 'the number of parts', limits.maxFiles + limits.maxFields));
+    }));
+    parser.on('filesLimit', guarded(fail, () => tooLarge('too_many_files', 'the number of files', limits.maxFiles)));
+    parser.on('fieldsLimit', guarded(fail, () => tooLarge('too_many_fields', 'the number of fields', limits.maxFields)));
+    parser.on('partsLimit', guarded(fail, () => tooLarge('too_many_parts', 'the number of parts', limits.maxFiles + limits.maxFields)));
+    parser.on('drain', () => body.resume());
     parser.on('error', malformed);
-    parser.on('close', () => {
+    parser.on('close', guarded(fail, () => {
       void Promise.all(pendingFiles).then(() => {
         if (failed) return;
         settled = true;
@@ -181,11 +198,11 @@ export function streamMultipart(
         body.off('aborted', onBodyError);
         resolve({ fields: fields.result(), bodyHash: identity.digest() });
       });
-    });
+    }));
     body.on('data', onBodyData);
+    body.on('end', onBodyEnd);
     body.on('error', onBodyError);
     body.on('aborted', onBodyError);
-    body.pipe(parser);
   });
 }
 

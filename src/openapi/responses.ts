@@ -30,6 +30,9 @@ export function headers(names: readonly HeaderName[]): Record<string, JsonSchema
   return Object.fromEntries(['X-Request-Id' as HeaderName, ...names].map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
+/** Reasons any request can get, whatever its operation: a bug, and a request with two Host headers. */
+export const EVERY_OPERATION: readonly Reason[] = ['duplicate_host', 'internal'];
+
 /**
  * Error responses for the reasons an operation can answer with, one per status, each a
  * reference into `responses` (components.responses): named after its code and, when it is
@@ -42,7 +45,7 @@ export function errorResponses(
   responses: Record<string, JsonSchema>,
 ): Record<string, JsonSchema> {
   const byStatus = new Map<number, Reason[]>();
-  for (const reason of [...new Set([...reasons, 'internal' as const])].sort()) {
+  for (const reason of [...new Set([...reasons, ...EVERY_OPERATION])].sort()) {
     const status = ERROR_CATALOGUE[REASONS[reason].code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), reason]);
   }

@@ -50,7 +50,7 @@ export interface RouteSpec {
   requestBody?: JsonSchema;
   /** The 2xx answers; the errors come from `reasons`. */
   responses: Record<string, JsonSchema>;
-  /** The reasons it can answer with, besides `internal`. */
+  /** The reasons it can answer with, besides EVERY_OPERATION's (`internal`, `duplicate_host`). */
   reasons: Reason[];
   /** Headers every error answer of this route may carry. */
   errorHeaders?: HeaderName[];
@@ -100,7 +100,7 @@ const ingress: RouteSpec[] = [
     },
     reasons: [
       'not_found', 'credentials_invalid', ...GATE, ...SIGNATURE, 'timestamp_out_of_tolerance', 'timestamp_missing', 'invalid_handshake',
-      ...BODY, ...JSON_MEMORY, ...PARSE, 'key_too_long', 'kind_too_long', 'schema_invalid', 'in_flight', 'key_reused', 'record_too_large', 'rate_limited', ...NOT_STORED, 'file_store_unavailable',
+      ...BODY, ...JSON_MEMORY, ...PARSE, 'file_value_not_allowed', 'key_too_long', 'kind_too_long', 'schema_invalid', 'in_flight', 'key_reused', 'record_too_large', 'rate_limited', ...NOT_STORED, 'file_store_unavailable',
     ],
     errorHeaders: RATE_LIMIT_HEADERS,
   },
@@ -377,5 +377,5 @@ const operations: RouteSpec[] = [
 
 export const ROUTES: readonly RouteSpec[] = [...ingress, ...admin, ...operations];
 
-/** The reasons each route can answer with (besides `internal`), by operationId. */
+/** The reasons each route can answer with (besides EVERY_OPERATION's: `internal`, `duplicate_host`), by operationId. */
 export const OPERATION_REASONS: Record<string, Reason[]> = Object.fromEntries(ROUTES.map((route) => [route.operationId, route.reasons]));

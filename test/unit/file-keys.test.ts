@@ -11,11 +11,18 @@ describe('object keys of stored files', () => {
     expect(safeName('../../etc/passwd', 100)).toBe('passwd');
     expect(safeName('..\\..\\boot.ini', 100)).toBe('boot.ini');
     expect(safeName('..hidden', 100)).toBe('hidden');
-    expect(safeName('a\u0000b\r\nc', 100)).toBe('a_b__c');
+    expect(safeName('a\u0000b\r\nc', 100)).toBe('abc');
     expect(safeName('résumé ünïcode.txt', 100)).toBe('r_sum___n_code.txt');
     expect(safeName('x'.repeat(300), 100)).toHaveLength(100);
     expect(fileKey('f/', 1, undefined)).toBe('f/1-file');
     expect(fileKey('f/', 1, '..')).toBe('f/1-file');
+  });
+
+  it('drops bidi controls and C0/C1 controls instead of turning them into visible underscores', () => {
+    expect(safeName('invoice\u202Efdp.exe', 100)).toBe('invoicefdp.exe');
+    const hidden = '\u200E\u200F\u061C\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u0085\u009B\u001B\u007F';
+    expect(safeName(`a${hidden}b.txt`, 100)).toBe('ab.txt');
+    expect(fileKey('f/', 1, '\u202E\u2066')).toBe('f/1-file');
   });
 
   it('percent-encodes a workspace id, so no two workspaces share a folder and none climbs out', () => {

@@ -24,7 +24,6 @@ describe('listener, timeout and abuse settings (issue 9, items 3, 4, 11)', () =>
     ['loopback', 'loopback'],
     ['10.0.0.0/8, 192.168.1.7', '10.0.0.0/8, 192.168.1.7'],
     ['fd00::/8,loopback,uniquelocal', 'fd00::/8,loopback,uniquelocal'],
-    ['true', true],
     ['false', false],
     ['2', 2],
   ])('TRUST_PROXY=%s is read as express takes it', (value, expected) => {
@@ -33,6 +32,10 @@ describe('listener, timeout and abuse settings (issue 9, items 3, 4, 11)', () =>
 
   it.each(['10.0.0.0/33', 'not-an-address', '10.0.0.1/8/8', 'localhost', '::1/129'])('TRUST_PROXY=%s is refused', (value) => {
     expect(load({ TRUST_PROXY: value }).problems.some((line) => line.startsWith('TRUST_PROXY:'))).toBe(true);
+  });
+
+  it('refuses TRUST_PROXY=true (every hop believed: any sender picks its client address), telling the operator to name the proxies', () => {
+    expect(load({ TRUST_PROXY: 'true' }).problems).toEqual([expect.stringMatching(/^TRUST_PROXY: true would believe every X-Forwarded-For hop.*hop count.*addresses\/subnets/)]);
   });
 
   it('refuses timeouts that would outlast the drain, each problem naming the variable to change', () => {

@@ -38,7 +38,8 @@ describe("Redocly's recommended ruleset", () => {
   it('does flag an operation without security and one without a 4xx (the linter is not a no-op)', async () => {
     const broken = openApiDocument() as any;
     delete broken.paths['/healthz'].get.security;
-    delete broken.paths['/metrics'].get.responses['408'];
+    const metricsResponses = broken.paths['/metrics'].get.responses;
+    for (const status of Object.keys(metricsResponses)) if (status.startsWith('4')) delete metricsResponses[status];
     const file = join(tmp.dir, 'broken.json');
     writeFileSync(file, JSON.stringify(broken));
     const result = await lint(file);
