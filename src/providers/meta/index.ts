@@ -6,6 +6,7 @@ import { secretMatches } from '../../security';
 import type { Provider } from '../provider';
 import { rawBodyHmac } from '../schemes/raw-body-hmac';
 import { whatsappChat } from './chat';
+import { singleWhatsAppKey } from './delivery-id';
 
 const SIGNATURE = 'x-hub-signature-256';
 
@@ -67,7 +68,8 @@ export const meta: Provider = {
   name: 'meta',
   title: 'Meta (Messenger, Instagram, WhatsApp Business and other Graph API webhooks on a plain trigger)',
   verifies: 'X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body (with Meta\'s \\uXXXX escapes)>, key = the App Secret',
-  deliveryIdSource: 'none from Meta: synthesized from the entries (entry id and time, WhatsApp message ids and status ids, Messenger mids)',
+  deliveryIdSource: 'none from Meta: the signed body\'s WhatsApp message id (status id:status) when a POST carries exactly one, as the WhatsApp channel dedupes it; else synthesized from the entries (entry id and time, WhatsApp message ids and status ids, Messenger mids)',
+  deliveryIdFrom: 'signed',
   signatureHeaders: () => [SIGNATURE, 'x-hub-signature'],
   optionsSchema: z.strictObject({ verifyToken: z.string().min(1).max(512).optional() }),
   precheck: scheme.precheck,
@@ -109,6 +111,8 @@ export const meta: Provider = {
     return joinKind(object);
   },
   deliveryId(_headers, body) {
+    const single = singleWhatsAppKey(body);
+    if (single !== undefined) return single;
     const ids = identities(body);
     return ids.length > 0 ? `meta:${createHash('sha256').update(ids.join('\n')).digest('hex')}` : undefined;
   },

@@ -7,6 +7,7 @@ import {
   type ChatEventDraft,
   type ChatMapping,
 } from '../chat-event';
+import { whatsappMessageKey, whatsappStatusKey } from './delivery-id';
 import {
   whatsAppContactSchema,
   whatsAppMessageSchema,
@@ -143,7 +144,7 @@ function mapMessage(
     return {
       type: 'chat.tap',
       subject,
-      dedupeKey: message.id,
+      dedupeKey: whatsappMessageKey(message),
       data: {
         ...data,
         message: { content: tap.content, contentType: type, contentAttributes: attributes },
@@ -154,7 +155,7 @@ function mapMessage(
   return {
     type: 'chat.message',
     subject,
-    dedupeKey: message.id,
+    dedupeKey: whatsappMessageKey(message),
     data: {
       ...data,
       message: {
@@ -178,7 +179,7 @@ function mapStatus(
   return {
     type: 'chat.status',
     subject: phone ?? userId ?? status.recipient_id ?? '',
-    dedupeKey: `${status.id}:${status.status}`,
+    dedupeKey: whatsappStatusKey(status),
     data: {
       ...commonData(
         channel,

@@ -1,7 +1,7 @@
-import { text } from '../body';
+import { isObject, text } from '../body';
 import type { Provider, RequestHead } from '../provider';
-import { header } from '../schemes/signing';
 import { twilioChat } from './chat';
+import { twilioDeliveryId } from './delivery-id';
 import { presentedTwilioSignature, TWILIO_SIGNATURE_HEADER, verifyTwilio } from './signature';
 
 const SIGNATURE = TWILIO_SIGNATURE_HEADER;
@@ -14,7 +14,8 @@ export const twilio: Provider = {
   name: 'twilio',
   title: 'Twilio (Messaging and Voice callbacks on a plain trigger)',
   verifies: 'X-Twilio-Signature: base64 HMAC-SHA1 (key = Auth Token) of the public URL as called (PUBLIC_BASE_URL + path + query; with and without the default port) + the sorted POST parameters, or for JSON bodies the URL with bodySHA256 = hex SHA-256 of the raw body',
-  deliveryIdSource: 'header I-Twilio-Idempotency-Token, else MessageSid:MessageStatus or CallSid:CallStatus',
+  deliveryIdSource: 'signed parameters: MessageSid (SmsSid), with :MessageStatus for a status callback; CallSid:CallStatus for Voice (never the unsigned I-Twilio-Idempotency-Token)',
+  deliveryIdFrom: 'signed',
   signatureHeaders: () => [SIGNATURE],
   precheck,
   verify: verifyTwilio,
@@ -26,14 +27,8 @@ export const twilio: Provider = {
     if (text(body, 'MessageSid') || text(body, 'SmsSid')) return 'message.inbound';
     return 'unknown';
   },
-  deliveryId(headers, body) {
-    const token = header(headers, 'i-twilio-idempotency-token');
-    if (token) return token;
-    const message = text(body, 'MessageSid') ?? text(body, 'SmsSid');
-    if (message) return `${message}:${text(body, 'MessageStatus') ?? text(body, 'SmsStatus') ?? ''}`;
-    const call = text(body, 'CallSid');
-    return call ? `${call}:${text(body, 'CallStatus') ?? ''}` : undefined;
-  },
+  /** The same id as the Twilio channel's dedupe key (contract §10). */
+  deliveryId: (_headers, body) => (isObject(body) ? twilioDeliveryId(body) : undefined),
   acknowledgement: 'twiml',
   chat: twilioChat,
 };

@@ -1,4 +1,5 @@
 import { digitsOnly, emptyMapping, type ChatEventDraft, type ChatMapping } from '../chat-event';
+import { twilioCallbackStatus, twilioDeliveryId, twilioMessageSid } from './delivery-id';
 
 /*
  * Twilio Messaging webhooks (SMS and WhatsApp): one inbound message or one status callback
@@ -18,8 +19,6 @@ export type TwilioFields = Readonly<Record<string, string>>;
 
 /** Twilio attaches at most 10 media to a message. */
 const MAX_MEDIA = 10;
-/** An inbound message's own status; every other MessageStatus is a status callback. */
-const INBOUND_STATUSES = new Set(['received', 'receiving']);
 /** Parameters mapped to `data` fields (or to no use at all), so left out of contentAttributes. */
 const ENVELOPE = new Set([
   'AccountSid',
@@ -114,7 +113,7 @@ function mapStatus(fields: TwilioFields, messageSid: string, status: string, cha
   return {
     type: 'chat.status',
     subject: phone ?? fields.To ?? '',
-    dedupeKey: `${messageSid}:${status}`,
+    dedupeKey: twilioDeliveryId(fields) as string,
     data: {
       ...common(channel, messageSid, phone, null, fields.To),
       status,
@@ -136,7 +135,7 @@ function mapInbound(fields: TwilioFields, messageSid: string, channel: TwilioCha
   const location = locationOf(fields);
   if (location) attributes.location = location;
   const body = nonEmpty(fields.Body);
-  const draft = { subject: phone ?? fields.From ?? '', dedupeKey: messageSid };
+  const draft = { subject: phone ?? fields.From ?? '', dedupeKey: twilioDeliveryId(fields) as string };
 
   // A WhatsApp quick-reply button (session or template) or a list-picker row.
   const payload = nonEmpty(fields.ButtonPayload);
@@ -171,8 +170,8 @@ function mapInbound(fields: TwilioFields, messageSid: string, channel: TwilioCha
  */
 export function mapTwilioCallback(fields: TwilioFields, channel: TwilioChannelRef): ChatMapping {
   const mapping = emptyMapping();
-  const messageSid = nonEmpty(fields.MessageSid) ?? nonEmpty(fields.SmsMessageSid) ?? nonEmpty(fields.SmsSid);
-  const missing = !fields.AccountSid ? 'AccountSid' : messageSid === null ? 'MessageSid' : undefined;
+  const messageSid = twilioMessageSid(fields);
+  const missing = !fields.AccountSid ? 'AccountSid' : messageSid === undefined ? 'MessageSid' : undefined;
   if (missing) {
     mapping.invalid.push({ path: [missing], problem: `${missing} is required` });
     return mapping;
@@ -181,8 +180,8 @@ export function mapTwilioCallback(fields: TwilioFields, channel: TwilioChannelRe
     mapping.foreign += 1;
     return mapping;
   }
-  const status = nonEmpty(fields.MessageStatus);
-  if (status !== null && !INBOUND_STATUSES.has(status)) {
+  const status = twilioCallbackStatus(fields);
+  if (status !== undefined) {
     if (!fields.To) mapping.invalid.push({ path: ['To'], problem: 'a status callback needs To' });
     else mapping.events.push(mapStatus(fields, messageSid as string, status, channel));
     return mapping;

@@ -65,9 +65,13 @@ describe('meta preset', () => {
     const wa = (value: object) => ({ object: 'whatsapp_business_account', entry: [{ id: 'w', changes: [{ field: 'messages', value }] }] });
     expect(meta.kind({}, wa({ messages: [{ id: 'wamid.1' }] }))).toBe('whatsapp_business_account.messages');
     expect(meta.kind({}, wa({ statuses: [{ id: 'wamid.1', status: 'read' }] }))).toBe('whatsapp_business_account.statuses');
-    const first = meta.deliveryId({}, wa({ messages: [{ id: 'wamid.1' }] }));
+    // One WhatsApp message or status: its id, as the WhatsApp channel dedupes it (contract §10).
+    expect(meta.deliveryId({}, wa({ messages: [{ id: 'wamid.1' }] }))).toBe('wamid.1');
+    expect(meta.deliveryId({}, wa({ statuses: [{ id: 'wamid.1', status: 'read' }] }))).toBe('wamid.1:read');
+    // Several: one id synthesized from them all.
+    const first = meta.deliveryId({}, wa({ messages: [{ id: 'wamid.1' }, { id: 'wamid.2' }] }));
     expect(first).toMatch(/^meta:[0-9a-f]{64}$/);
-    expect(meta.deliveryId({}, wa({ messages: [{ id: 'wamid.1' }] }))).toBe(first);
-    expect(meta.deliveryId({}, wa({ messages: [{ id: 'wamid.2' }] }))).not.toBe(first);
+    expect(meta.deliveryId({}, wa({ messages: [{ id: 'wamid.1' }, { id: 'wamid.2' }] }))).toBe(first);
+    expect(meta.deliveryId({}, wa({ messages: [{ id: 'wamid.1' }, { id: 'wamid.3' }] }))).not.toBe(first);
   });
 });

@@ -1,0 +1,37 @@
+/*
+ * What names one Twilio callback, on the `twilio` trigger preset and on the Twilio channel alike
+ * (contract §10, §11): the signed form parameters only (contract §5), never the unsigned
+ * `I-Twilio-Idempotency-Token` header.
+ */
+
+/** An inbound message's own status; every other MessageStatus is a status callback. */
+export const INBOUND_STATUSES: ReadonlySet<string> = new Set(['received', 'receiving']);
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The message a callback is about: MessageSid, or the legacy SmsMessageSid / SmsSid. */
+export function twilioMessageSid(fields: Readonly<Record<string, unknown>>): string | undefined {
+  return nonEmpty(fields.MessageSid) ?? nonEmpty(fields.SmsMessageSid) ?? nonEmpty(fields.SmsSid);
+}
+
+/** The status a status callback reports; undefined for an inbound message. */
+export function twilioCallbackStatus(fields: Readonly<Record<string, unknown>>): string | undefined {
+  const status = nonEmpty(fields.MessageStatus);
+  return status !== undefined && !INBOUND_STATUSES.has(status) ? status : undefined;
+}
+
+/**
+ * `<MessageSid>` for an inbound message, `<MessageSid>:<MessageStatus>` for a status callback
+ * (each status of a message is its own event); `<CallSid>:<CallStatus>` for a Voice callback.
+ */
+export function twilioDeliveryId(fields: Readonly<Record<string, unknown>>): string | undefined {
+  const message = twilioMessageSid(fields);
+  if (message !== undefined) {
+    const status = twilioCallbackStatus(fields);
+    return status === undefined ? message : `${message}:${status}`;
+  }
+  const call = nonEmpty(fields.CallSid);
+  return call === undefined ? undefined : `${call}:${nonEmpty(fields.CallStatus) ?? ''}`;
+}
