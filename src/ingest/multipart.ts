@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import { Readable } from 'node:stream';
-import { HttpError } from '../http/errors';
-import type { Reason } from '../http/reasons';
+import { Refusal } from '../outcomes/refusal';
+import type { Reason } from '../outcomes/reasons';
 import { FieldCollector } from './fields';
 
 export interface MultipartLimits {
@@ -49,7 +49,7 @@ export function multipartParser(contentType: string, limits: MultipartLimits): b
       },
     });
   } catch {
-    throw new HttpError('invalid_multipart', 'malformed multipart body', { problem: 'missing boundary' });
+    throw new Refusal('invalid_multipart', 'malformed multipart body', { problem: 'missing boundary' });
   }
 }
 
@@ -60,23 +60,23 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
     const fields = new FieldCollector();
     const pendingFiles: Promise<void>[] = [];
     let failed = false;
-    const fail = (error: HttpError) => {
+    const fail = (error: Refusal) => {
       if (failed) return;
       failed = true;
       reject(error);
     };
     const tooLarge = (reason: Reason, what: string, limit: number) =>
-      fail(new HttpError(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
+      fail(new Refusal(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
 
     parser.on('field', (name, value: string | undefined, info) => {
       if (info.valueTruncated) return tooLarge('field_too_large', 'a field value', limits.maxFieldBytes);
       // busboy decodes leniently: bytes that are not valid in the part's charset (UTF-8 unless
       // the part names another) become U+FFFD. Refused, as the same bytes are as text/plain.
       if (value === undefined) {
-        return fail(new HttpError('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
+        return fail(new Refusal('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
       }
       if (value.includes(REPLACEMENT_CHARACTER)) {
-        return fail(new HttpError('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
+        return fail(new Refusal('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
       }
       fields.add(name, value);
     });
@@ -88,7 +88,7 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
           // A body that ends inside a file part destroys the file stream with "Unexpected end of
           // form"; unheard, that 'error' event would be an uncaught exception (the process exits).
           stream.on('error', (error: Error) =>
-            fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message })),
+            fail(new Refusal('invalid_multipart', 'malformed multipart body', { problem: error.message })),
           );
           stream.on('limit', () => tooLarge('file_too_large', 'a file', limits.maxFileBytes));
           stream.on('close', () => {
@@ -111,7 +111,7 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
     parser.on('fieldsLimit', () => tooLarge('too_many_fields', 'the number of fields', limits.maxFields));
     parser.on('partsLimit', () => tooLarge('too_many_parts', 'the number of parts', limits.maxFiles + limits.maxFields));
     parser.on('error', (error: Error) =>
-      fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message })),
+      fail(new Refusal('invalid_multipart', 'malformed multipart body', { problem: error.message })),
     );
     parser.on('close', () => {
       Promise.all(pendingFiles).then(() => {

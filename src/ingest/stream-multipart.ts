@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import type { StoredObject } from '../files/file-store';
-import { HttpError } from '../http/errors';
-import type { Reason } from '../http/reasons';
+import { Refusal } from '../outcomes/refusal';
+import type { Reason } from '../outcomes/reasons';
 import { FieldCollector } from './fields';
 import { multipartParser, withoutControlCharacters, type FileValue, type MultipartLimits } from './multipart';
-import type { Refusal } from './body-budget';
+import type { Refusal as NoRoom } from './body-budget';
 import { MultipartIdentity } from './body-identity';
-import { RETRY_AFTER_SECONDS } from './publish-failure';
 import { noRoom } from './read-body';
 
 /** A file part kept in the object store (contract §12). */
@@ -33,7 +32,7 @@ export interface StreamingLimits extends MultipartLimits {
 
 /** The request's share of the process-wide body budget (a BodyLease): undefined when taken, else why not. */
 export interface MemoryShare {
-  take(bytes: number): Refusal | undefined;
+  take(bytes: number): NoRoom | undefined;
 }
 
 export interface FileDestination {
@@ -75,8 +74,8 @@ export function streamMultipart(
       bodyBytes += chunk.length;
       if (bodyBytes > limits.maxBodyBytes) return tooLarge('body_too_large', 'the body', limits.maxBodyBytes);
     };
-    const onBodyError = () => fail(new HttpError('body_unreadable', 'the request body could not be read'));
-    const fail = (error: HttpError) => {
+    const onBodyError = () => fail(new Refusal('body_unreadable', 'the request body could not be read'));
+    const fail = (error: Refusal) => {
       if (failed || settled) return;
       failed = true;
       body.off('data', onBodyData);
@@ -84,8 +83,8 @@ export function streamMultipart(
       reject(error);
     };
     const tooLarge = (reason: Reason, what: string, limit: number) =>
-      fail(new HttpError(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
-    const malformed = (error: Error) => fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message }));
+      fail(new Refusal(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
+    const malformed = (error: Error) => fail(new Refusal('invalid_multipart', 'malformed multipart body', { problem: error.message }));
     const take = (bytes: number) => {
       const refusal = memory.take(bytes);
       if (refusal) fail(noRoom(refusal));
@@ -97,9 +96,9 @@ export function streamMultipart(
       if (info.valueTruncated) return tooLarge('field_too_large', 'a field value', limits.maxFieldBytes);
       // As the buffered parser (multipart.ts): invalid bytes in a text part are refused, not replaced.
       if (value === undefined) {
-        return fail(new HttpError('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
+        return fail(new Refusal('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
       }
-      if (value.includes('\uFFFD')) return fail(new HttpError('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
+      if (value.includes('\uFFFD')) return fail(new Refusal('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
       const bytes = Buffer.byteLength(name) + Buffer.byteLength(value);
       textBytes += bytes;
       if (textBytes > limits.maxTextBytes) return tooLarge('body_too_large', 'the text parts', limits.maxTextBytes);
@@ -124,7 +123,7 @@ export function streamMultipart(
         const pass = new PassThrough();
         const stored = files.put(n, info.filename, pass, mime);
         // Its failure is read where the part ends (or the request already failed): never unhandled.
-        stored.catch((error: unknown) => fail(asHttpError(error)));
+        stored.catch((error: unknown) => fail(asRefusal(error)));
         for (const chunk of head.splice(0)) pass.write(chunk);
         return { pass, stored };
       };
@@ -189,9 +188,7 @@ export function streamMultipart(
   });
 }
 
-function asHttpError(error: unknown): HttpError {
-  if (error instanceof HttpError) return error;
-  return new HttpError('file_store_unavailable', 'the file store did not take a file; send it again', {}, {
-    'Retry-After': RETRY_AFTER_SECONDS,
-  });
+function asRefusal(error: unknown): Refusal {
+  if (error instanceof Refusal) return error;
+  return new Refusal('file_store_unavailable', 'the file store did not take a file; send it again', {});
 }
