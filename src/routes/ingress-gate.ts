@@ -64,9 +64,9 @@ export class IngressGate {
     try {
       return await check();
     } catch (error) {
-      if (error instanceof Refusal && (error.code === 'UNAUTHORIZED' || error.code === 'FORBIDDEN')) {
+      if (error instanceof Refusal && (error.status === 401 || error.status === 403)) {
         // A refused signature says why in the delivery log (contract §13), never what was expected.
-        if (diagnose && error.code === 'UNAUTHORIZED') this.note({ diagnostics: { ...diagnose() } });
+        if (diagnose && error.status === 401) this.note({ diagnostics: { ...diagnose() } });
         await this.countFailure();
       }
       throw error;
