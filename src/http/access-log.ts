@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { Outcome } from './errors';
+import type { Outcome } from '../outcomes/reasons';
+import { contextOf } from './context';
 
 /**
  * The access log's logger: the root logger's redaction scans every field of every line for
@@ -16,17 +17,18 @@ export function accessLogger(logger: Logger): Logger {
 /** One log line and one metric sample when the response is done, labelled with the route and the outcome. */
 export function logWhenFinished(logger: Logger, metrics: Metrics, req: Request, res: Response): void {
   const started = process.hrtime.bigint();
+  const context = contextOf(res);
   res.once('finish', () => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const route: string = res.locals.route ?? 'other';
-    const outcome: Outcome = res.locals.outcome ?? (res.statusCode < 400 ? 'ok' : 'error');
+    const route: string = context.route ?? 'other';
+    const outcome: Outcome = context.outcome ?? (res.statusCode < 400 ? 'ok' : 'error');
     // An error's reason comes from REASONS; a served request's reason is its outcome.
-    const reason: string = res.locals.reason ?? outcome;
+    const reason: string = context.reason ?? outcome;
     metrics.requests.inc({ route, outcome, reason, status: res.statusCode });
     metrics.latency.observe({ route, outcome }, seconds);
     logger.info(
       {
-        reqId: res.locals.requestId,
+        reqId: context.requestId,
         method: req.method,
         path: req.path,
         route,
@@ -34,7 +36,7 @@ export function logWhenFinished(logger: Logger, metrics: Metrics, req: Request, 
         outcome,
         reason,
         ms: Math.round(seconds * 1e4) / 10,
-        ...(res.locals.eventId && { eventId: res.locals.eventId }),
+        ...(context.eventId && { eventId: context.eventId }),
       },
       'request',
     );

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { HttpError } from './errors';
+import { Refusal } from '../outcomes/refusal';
+import { errorBody } from './errors';
 import { lingerThenDestroy } from './lingering-close';
 
 /** Node's own answers to requests its parser refused (what it writes without a 'clientError' listener). */
@@ -35,7 +36,7 @@ export function clientErrorListener(onTimeout: () => void) {
 }
 
 function timeoutAnswer(): string {
-  const body = JSON.stringify(new HttpError('request_timeout', 'the request did not arrive in time; send it again').body());
+  const body = JSON.stringify(errorBody(new Refusal('request_timeout', 'the request did not arrive in time; send it again')));
   return (
     `HTTP/1.1 408 ${STATUS_CODES[408]}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +

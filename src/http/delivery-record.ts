@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { DeliveryEntry, DeliveryLog } from '../delivery-log/delivery-log';
-import { requestFacts } from './delivery-notes';
+import { contextOf } from './context';
 
 /**
  * When a request to a registered trigger or channel ends (answered, refused or cut off), its
@@ -8,9 +8,9 @@ import { requestFacts } from './delivery-notes';
  */
 export function recordDeliveryWhenDone(log: DeliveryLog, req: Request, res: Response): void {
   const started = process.hrtime.bigint();
+  const facts = contextOf(res);
   res.once('close', () => {
-    const facts = requestFacts(res);
-    const { target, diagnostics, bytes, idempotencyKey, deliveryId, kind } = facts.notes;
+    const { target, diagnostics, bytes, idempotencyKey, deliveryId, kind } = facts.delivery;
     if (!target) return;
     const status = res.statusCode;
     const outcome = facts.outcome ?? (!res.writableFinished ? 'aborted' : status < 400 ? 'ok' : 'error');

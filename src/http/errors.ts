@@ -1,84 +1,48 @@
-import { REASONS, type Reason, type SuccessOutcome } from './reasons';
+import { REASONS, type Reason, type ReasonEntry } from '../outcomes/reasons';
+import type { Refusal } from '../outcomes/refusal';
 
-/** The closed catalogue of error codes. The README's error table is checked against it. */
-export const ERROR_CATALOGUE = {
-  BAD_REQUEST: { status: 400, retryable: false },
-  UNAUTHORIZED: { status: 401, retryable: false },
-  FORBIDDEN: { status: 403, retryable: false },
-  NOT_FOUND: { status: 404, retryable: false },
-  METHOD_NOT_ALLOWED: { status: 405, retryable: false },
-  REQUEST_TIMEOUT: { status: 408, retryable: true },
-  CONFLICT: { status: 409, retryable: true },
-  PAYLOAD_TOO_LARGE: { status: 413, retryable: false },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
-  RATE_LIMITED: { status: 429, retryable: true },
-  INTERNAL_ERROR: { status: 500, retryable: true },
-  SERVICE_UNAVAILABLE: { status: 503, retryable: true },
-} as const;
+/** A refusal as the sender reads it: the status and headers the catalogue and the refusal say, and the contract's body. */
+export interface RenderedRefusal {
+  status: number;
+  headers: Record<string, string>;
+  body: ErrorBody;
+}
 
-export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> | unknown[] };
+}
 
-/** Every request ends in exactly one outcome: the metric label and the log field. */
-export type Outcome =
-  | SuccessOutcome
-  | 'conflict'
-  | 'rate_limited'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'timed_out'
-  | 'invalid'
-  | 'too_large'
-  | 'unsupported'
-  | 'unavailable'
-  | 'error';
+export function renderRefusal(refusal: Refusal): RenderedRefusal {
+  return { status: refusal.status, headers: refusalHeaders(refusal), body: errorBody(refusal) };
+}
 
-const OUTCOME_OF: Record<ErrorCode, Outcome> = {
-  BAD_REQUEST: 'invalid',
-  UNAUTHORIZED: 'unauthorized',
-  FORBIDDEN: 'forbidden',
-  NOT_FOUND: 'not_found',
-  METHOD_NOT_ALLOWED: 'method_not_allowed',
-  REQUEST_TIMEOUT: 'timed_out',
-  CONFLICT: 'conflict',
-  PAYLOAD_TOO_LARGE: 'too_large',
-  UNSUPPORTED_MEDIA_TYPE: 'unsupported',
-  RATE_LIMITED: 'rate_limited',
-  INTERNAL_ERROR: 'error',
-  SERVICE_UNAVAILABLE: 'unavailable',
-};
+/**
+ * The contract's error body. `details.reason` is there whenever details are, or when the
+ * code alone does not say why (a 404 is only ever `not_found`: its body stays bare).
+ */
+export function errorBody(refusal: Refusal): ErrorBody {
+  const { code, message, reason, details } = refusal;
+  if (Array.isArray(details)) return { error: { code, message, details } };
+  if (details === undefined && SOLE_REASON.has(reason)) return { error: { code, message } };
+  return { error: { code, message, details: { reason, ...details } } };
+}
 
-/** An error answer: its reason (REASONS) fixes the code, the status and the outcome. */
-export class HttpError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
-  readonly outcome: Outcome;
+function refusalHeaders(refusal: Refusal): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const wait = retryAfterSeconds(refusal);
+  if (wait !== undefined) headers['Retry-After'] = String(wait);
+  if (refusal.allow) headers.Allow = refusal.allow.join(', ');
+  if (refusal.challenge) headers['WWW-Authenticate'] = refusal.challenge;
+  return headers;
+}
 
-  constructor(
-    readonly reason: Reason,
-    message: string,
-    /** More for the sender; an object gets `reason` added, a list (schema issues) is sent as it is. */
-    readonly details?: Record<string, unknown> | unknown[],
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'HttpError';
-    this.code = REASONS[reason].code;
-    this.status = ERROR_CATALOGUE[this.code].status;
-    this.outcome = OUTCOME_OF[this.code];
-  }
-
-  /**
-   * The contract's error body. `details.reason` is there whenever details are, or when the
-   * code alone does not say why (a 404 is only ever `not_found`: its body stays bare).
-   */
-  body() {
-    const { code, message, reason } = this;
-    if (Array.isArray(this.details)) return { error: { code, message, details: this.details } };
-    if (this.details === undefined && SOLE_REASON.has(reason)) return { error: { code, message } };
-    return { error: { code, message, details: { reason, ...this.details } } };
-  }
+/** The refusal's own wait first (a rate limit's window), else the catalogue's; at least a second when one is due. */
+function retryAfterSeconds(refusal: Refusal): number | undefined {
+  if (refusal.retryAfterSeconds !== undefined) return refusal.retryAfterSeconds;
+  if (refusal.retryAt) return Math.max(1, Math.ceil((refusal.retryAt.getTime() - Date.now()) / 1000));
+  const fixed = (REASONS[refusal.reason] as ReasonEntry).retryAfter;
+  if (fixed === 'computed') return 1;
+  return fixed;
 }
 
 /** Reasons that are the only reason of their code. */

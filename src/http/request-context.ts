@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { AppDeps } from '../app-deps';
 import { accessLogger, logWhenFinished } from './access-log';
+import { openContext } from './context';
 import { recordDeliveryWhenDone } from './delivery-record';
 import { requestIdFor } from './request-id';
 import { securityHeaders } from './security-headers';
@@ -21,7 +22,7 @@ export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifec
     if (!req.socket.writable) return void req.socket.destroy();
     for (const [name, value] of headers) res.setHeader(name, value);
     const id = requestIdFor(req.headers['x-request-id']);
-    res.locals.requestId = id;
+    openContext(res, id);
     res.setHeader('X-Request-Id', id);
     if (deps.lifecycle.draining) res.setHeader('Connection', 'close');
     logWhenFinished(logger, deps.metrics, req, res);

@@ -1,4 +1,4 @@
-import { HttpError } from './errors';
+import { Refusal } from '../outcomes/refusal';
 
 /**
  * RFC 9112 §3.2: a server must answer 400 to a request with more than one Host header. Node
@@ -6,12 +6,12 @@ import { HttpError } from './errors';
  * have routed (or a cache keyed) the request by another: the two would disagree about which
  * site the request is for. Only `req.rawHeaders` still shows every copy.
  */
-export function duplicateHost(rawHeaders: readonly string[]): HttpError | undefined {
+export function duplicateHost(rawHeaders: readonly string[]): Refusal | undefined {
   let hosts = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i];
     if (name.length === 4 && name.toLowerCase() === 'host' && ++hosts > 1) {
-      return new HttpError('duplicate_host', 'the request has more than one Host header', { header: 'Host' });
+      return new Refusal('duplicate_host', 'the request has more than one Host header', { header: 'Host' });
     }
   }
   return undefined;

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
-import { HttpError } from './errors';
+import { Refusal } from '../outcomes/refusal';
 
 /** Parses with a zod schema; failures become 400 with one detail per issue (unknown keys named). */
 export function validate<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   const parsed = safeParse(schema, value);
   if (parsed.success) return parsed.data;
-  throw new HttpError(
+  throw new Refusal(
     'invalid_schema',
     'the body does not match the schema',
     parsed.error.issues.map((issue) => ({
@@ -24,6 +24,6 @@ function safeParse<S extends z.ZodType>(schema: S, value: unknown) {
     return schema.safeParse(value);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    throw new HttpError('invalid_json', 'the body nests too deeply to be checked');
+    throw new Refusal('invalid_json', 'the body nests too deeply to be checked');
   }
 }

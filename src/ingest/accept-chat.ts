@@ -1,10 +1,10 @@
 import { ChatPayloadError, type ChatEventDraft, type ChatMapping, type ChatProvider } from '../providers/chat-event';
-import { HttpError } from '../http/errors';
-import type { Reason } from '../http/reasons';
+import { Refusal } from '../outcomes/refusal';
+import type { Reason } from '../outcomes/reasons';
 import { topicName } from '../publish/topics';
 import { cloudEvent, toRecord, type CloudEvent } from './cloudevent';
 import { claimOrDegrade, completeOrRetry, releaseQuietly, type OwnedClaim } from './guarded-store';
-import { publishFailureToHttp, RETRY_AFTER_SECONDS } from './publish-failure';
+import { publishRefusal } from './publish-failure';
 import type { IngestDeps } from './ports';
 import type { EventTrace } from '../tracing/w3c';
 
@@ -60,7 +60,7 @@ export function mapDelivery(what: string, map: () => ChatMapping): ChatMapping {
   } catch (error) {
     if (!(error instanceof ChatPayloadError)) throw error;
     const issues = Array.isArray(error.details) ? error.details.slice(0, MAX_LOGGED_ITEMS) : error.details;
-    throw new HttpError('invalid_schema', `not a ${what}`, { issues });
+    throw new Refusal('invalid_schema', `not a ${what}`, { issues });
   }
 }
 
@@ -135,7 +135,7 @@ export async function acceptChatEvents(deps: IngestDeps, delivery: ChatDelivery)
 
   const published = await publishEach(deps, delivery, claimed, missing);
 
-  if (missing.length > 0) throw missingToHttp(deps, delivery, missing, published);
+  if (missing.length > 0) throw missingRefusal(deps, delivery, missing, published);
   return {
     received: mapping.events.length,
     published,
@@ -171,29 +171,28 @@ async function publishEach(deps: IngestDeps, delivery: ChatDelivery, claimed: Cl
         return completeClaim(deps, claimed[i], outcome.value);
       }
       const error = outcome.reason;
-      const answer = publishFailureToHttp(error);
-      missing.push({ reason: answer instanceof HttpError ? answer.reason : 'bug', error });
+      const answer = publishRefusal(error);
+      missing.push({ reason: answer instanceof Refusal ? answer.reason : 'bug', error });
       return releaseClaim(deps, claimed[i]);
     }),
   );
   return acknowledged;
 }
 
-function missingToHttp(deps: IngestDeps, delivery: ChatDelivery, missing: Missing[], published: number): Error {
+function missingRefusal(deps: IngestDeps, delivery: ChatDelivery, missing: Missing[], published: number): Error {
   const bug = missing.find((m) => m.reason === 'bug');
-  if (bug) return publishFailureToHttp(bug.error);
+  if (bug) return publishRefusal(bug.error);
   const retryable = missing.find((m) => m.reason !== 'record_too_large');
   deps.logger.warn(
     { reqId: delivery.requestId, channelId: delivery.channelId, provider: delivery.provider, published, missing: missing.length, reason: (retryable ?? missing[0]).reason },
     'chat delivery answered without every event acknowledged',
   );
   // Only records the sink can never take: a retry cannot help them.
-  if (!retryable) return publishFailureToHttp(missing[0].error);
-  return new HttpError(
+  if (!retryable) return publishRefusal(missing[0].error);
+  return new Refusal(
     retryable.reason as Reason,
     'some events of this delivery were not stored; send it again (those stored are dropped as duplicates)',
     { missing: missing.length },
-    { 'Retry-After': RETRY_AFTER_SECONDS },
   );
 }
 

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { FileStore, PartMemory } from '../files/file-store';
 import { eventFolder, fileKey } from '../files/object-key';
 import { RequestUploads } from '../files/request-uploads';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import type { StoredTrigger } from '../registry/schemas';
 import type { EventTrace } from '../tracing/w3c';
 import { answerEarlierClaim, publishTriggerEvent, type HeldKey, type WebhookAck } from './accept-webhook';
@@ -50,7 +50,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
   const maxBodyBytes = config.MAX_BODY_BYTES + config.MAX_FILES * config.MAX_FILE_BYTES;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBodyBytes) {
-    throw new HttpError('body_too_large', `the body exceeds ${maxBodyBytes} bytes`, { limit: maxBodyBytes });
+    throw new Refusal('body_too_large', `the body exceeds ${maxBodyBytes} bytes`, { limit: maxBodyBytes });
   }
   const query = publishableQuery(req.query);
   const early = await claimHeaderKey(deps, req);
@@ -142,7 +142,7 @@ async function claimHeaderKey(deps: IngestDeps, req: UploadRequest): Promise<Ear
   if (again !== 'unguarded' && again.state !== 'claimed') return { ack: answerEarlierClaim(again, true, req.trigger) };
   // The record expired in between: the body is consumed, so this sender has to send it again.
   if (again !== 'unguarded') await releaseQuietly(deps, storeKey, again);
-  throw new HttpError('in_flight', 'the idempotency key changed state while the body was read; send it again', {}, { 'Retry-After': '1' });
+  throw new Refusal('in_flight', 'the idempotency key changed state while the body was read; send it again', {});
 }
 
 function bodyKey(req: UploadRequest, streamed: StreamedMultipart, query: Record<string, unknown>, contentType: string): IdempotencyKey {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { signatureFreshnessSeconds, type Classified, type ProviderGate } from '../providers/gate';
 import { topicName } from '../publish/topics';
 import type { StoredTrigger } from '../registry/schemas';
@@ -14,7 +14,7 @@ import { claimOrDegrade, completeOrRetry, releaseQuietly, type GuardedClaim, typ
 import { publishableHeaders, publishableQuery } from './headers';
 import { bodyStoreKey, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
 import { parseBody, type ParsedBody } from './parse-body';
-import { publishFailureToHttp } from './publish-failure';
+import { publishRefusal } from './publish-failure';
 import type { EventTrace } from '../tracing/w3c';
 import type { IngestDeps } from './ports';
 
@@ -130,12 +130,10 @@ function acknowledgementBody(trigger: StoredTrigger, eventId: string): unknown {
  */
 export function answerEarlierClaim(claim: Exclude<GuardedClaim, OwnedClaim>, explicitKey: boolean, trigger: StoredTrigger): WebhookAck {
   if (explicitKey && !claim.sameBody) {
-    throw new HttpError('key_reused', 'this idempotency key was used with a different body');
+    throw new Refusal('key_reused', 'this idempotency key was used with a different body');
   }
   if (claim.state === 'in_flight') {
-    throw new HttpError('in_flight', 'a request with this idempotency key is still being processed', {}, {
-      'Retry-After': '1',
-    });
+    throw new Refusal('in_flight', 'a request with this idempotency key is still being processed', {});
   }
   const { status, eventId } = claim.response;
   return { status, body: acknowledgementBody(trigger, eventId), eventId, replayed: true };
@@ -200,7 +198,7 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
     void toPublish?.uploads?.discard(error);
     if (claim !== 'unguarded') await releaseQuietly(deps, storeKey, claim);
     if (held.body && held.body.claim !== 'unguarded') await releaseQuietly(deps, held.body.storeKey, held.body.claim);
-    throw publishFailureToHttp(error);
+    throw publishRefusal(error);
   }
   deps.metrics.events.inc({ type: event.type });
 

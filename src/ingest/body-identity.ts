@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { HttpError } from '../http/errors';
-import type { Reason } from '../http/reasons';
+import { Refusal } from '../outcomes/refusal';
+import type { Reason } from '../outcomes/reasons';
 import { sha256Hex } from '../security';
 import { classifyContentType } from './content-type';
 import { multipartParser, type MultipartLimits } from './multipart';
@@ -58,23 +58,23 @@ export function multipartIdentity(body: Readable, contentType: string, limits: M
     const pending: Promise<void>[] = [];
     let size = 0;
     let failed = false;
-    const fail = (error: HttpError) => {
+    const fail = (error: Refusal) => {
       if (failed) return;
       failed = true;
       body.unpipe(parser);
       body.resume();
       reject(error);
     };
-    const malformed = (error: Error) => fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message }));
+    const malformed = (error: Error) => fail(new Refusal('invalid_multipart', 'malformed multipart body', { problem: error.message }));
     const tooLarge = (what: string, max: number, reason: Reason = 'body_too_large') =>
-      fail(new HttpError(reason, `${what} exceeds the limit`, { limit: what, max }));
+      fail(new Refusal(reason, `${what} exceeds the limit`, { limit: what, max }));
 
     body.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limits.maxBodyBytes) tooLarge('the body', limits.maxBodyBytes);
     });
-    body.on('error', () => fail(new HttpError('body_unreadable', 'the request body could not be read')));
-    body.on('aborted', () => fail(new HttpError('body_unreadable', 'the request body could not be read')));
+    body.on('error', () => fail(new Refusal('body_unreadable', 'the request body could not be read')));
+    body.on('aborted', () => fail(new Refusal('body_unreadable', 'the request body could not be read')));
     parser.on('field', (name, value: string | undefined) => identity.field(name, value ?? ''));
     parser.on('file', (name, stream, info) => {
       const setHash = identity.file(name, info.filename, info.mimeType || 'application/octet-stream');

@@ -2,13 +2,12 @@ import { Readable } from 'node:stream';
 import type { FileStore } from '../files/file-store';
 import { eventFolder } from '../files/object-key';
 import { RequestUploads } from '../files/request-uploads';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { recordBytes } from '../publish/batcher';
 import type { OutRecord } from '../publish/sink';
 import { sha256Hex } from '../security';
 import { toRecord, type CloudEvent } from './cloudevent';
 import { classifyContentType } from './content-type';
-import { RETRY_AFTER_SECONDS } from './publish-failure';
 
 /** `data.body` of an event whose body is stored by reference (contract §12). */
 export interface BodyReference {
@@ -67,10 +66,8 @@ export async function recordOrClaimCheck(
     stored = await uploads.put(objectKey, Readable.from(slices(body.raw)), mime);
   } catch (error) {
     void uploads.discard(error);
-    if (error instanceof HttpError) throw error;
-    throw new HttpError('file_store_unavailable', 'the file store did not take the body; send it again', {}, {
-      'Retry-After': RETRY_AFTER_SECONDS,
-    });
+    if (error instanceof Refusal) throw error;
+    throw new Refusal('file_store_unavailable', 'the file store did not take the body; send it again', {});
   }
   event.data.input = {};
   event.data.body = { type: 'url', data: stored.url, mime, size: body.raw.length, sha256: sha256Hex(body.raw) };

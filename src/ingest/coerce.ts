@@ -1,4 +1,4 @@
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import type { FieldType } from '../registry/schemas';
 import { checkFileValue } from './file-values';
 import { parseJsonSafely } from './safe-json';
@@ -25,7 +25,7 @@ export function applyInputFormat(input: Record<string, unknown>, format: Declare
     else Object.defineProperty(input, field.name, { value, enumerable: true, writable: true, configurable: true });
   }
   if (problems.length > 0) {
-    throw new HttpError('invalid_field', `invalid value for ${problems.map((p) => p.field).join(', ')}`, { fields: problems });
+    throw new Refusal('invalid_field', `invalid value for ${problems.map((p) => p.field).join(', ')}`, { fields: problems });
   }
 }
 

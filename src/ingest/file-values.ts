@@ -1,5 +1,5 @@
 import { withoutControlCharacters } from '../files/file-name';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 
 /**
  * Contract §2.5, "only the gateway mints file values". A file value the gateway built from a
@@ -38,12 +38,12 @@ export function checkFileValue(value: unknown, field: string, maxFileBytes: numb
   if (!BASE64.test(base64)) return undefined;
   const size = (base64.length / 4) * 3 - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0);
   if (size > maxFileBytes) {
-    throw new HttpError('file_too_large', 'a file exceeds the limit', { limit: 'a file', max: maxFileBytes, field });
+    throw new Refusal('file_too_large', 'a file exceeds the limit', { limit: 'a file', max: maxFileBytes, field });
   }
   if (file.size !== undefined && file.size !== size) return undefined;
   return typeof file.name === 'string' ? { ...file, name: withoutControlCharacters(file.name) } : file;
 }
 
-function notAllowed(field: string, problem: string): HttpError {
-  return new HttpError('file_value_not_allowed', `field ${field}: only the gateway mints file values by reference`, { field, problem });
+function notAllowed(field: string, problem: string): Refusal {
+  return new Refusal('file_value_not_allowed', `field ${field}: only the gateway mints file values by reference`, { field, problem });
 }

@@ -1,8 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { randomText } from '../random-pool';
 import type { ClaimResult, CompletedResponse } from '../idempotency/store';
-import { RETRY_AFTER_SECONDS } from './publish-failure';
 import type { IngestDeps } from './ports';
 
 /** A claim this request holds: only its token can complete or release it. */
@@ -38,9 +37,7 @@ export async function claimOrDegrade(
     deps.metrics.storeErrors.inc({ store: 'idempotency', action });
     deps.logger.warn({ err: (error as Error).message, action }, 'idempotency store failed');
     if (action === 'refused') {
-      throw new HttpError('store_unavailable', 'the idempotency store is unavailable', {}, {
-        'Retry-After': RETRY_AFTER_SECONDS,
-      });
+      throw new Refusal('store_unavailable', 'the idempotency store is unavailable', {});
     }
     return 'unguarded';
   }

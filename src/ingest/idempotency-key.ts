@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { sha256Hex } from '../security';
 
 /** Delivery ids that senders put on every retry of the same delivery. */
@@ -120,7 +120,7 @@ function canonicalQuery(query: Record<string, unknown>): string {
 
 function explicit(value: string, from: string): IdempotencyKey {
   if (value.length > MAX_KEY_LENGTH) {
-    throw new HttpError('key_too_long', `the idempotency key from ${from} is longer than ${MAX_KEY_LENGTH} characters`);
+    throw new Refusal('key_too_long', `the idempotency key from ${from} is longer than ${MAX_KEY_LENGTH} characters`);
   }
   return { value, explicit: true };
 }

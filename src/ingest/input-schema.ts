@@ -1,4 +1,4 @@
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { schemaViolations, type JsonSchema } from '../json-schema/compile';
 
 /**
@@ -8,5 +8,5 @@ import { schemaViolations, type JsonSchema } from '../json-schema/compile';
 export function checkInputSchema(input: unknown, schema: JsonSchema | undefined): void {
   if (schema === undefined) return;
   const errors = schemaViolations(schema, input);
-  if (errors.length > 0) throw new HttpError('schema_invalid', "the input does not match the trigger's schema", { errors });
+  if (errors.length > 0) throw new Refusal('schema_invalid', "the input does not match the trigger's schema", { errors });
 }

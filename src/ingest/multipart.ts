@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { Readable } from 'node:stream';
-import { HttpError } from '../http/errors';
-import type { Reason } from '../http/reasons';
+import { Refusal } from '../outcomes/refusal';
+import type { Reason } from '../outcomes/reasons';
 import { withoutControlCharacters } from '../files/file-name';
 import { FieldCollector } from './fields';
 import { mint } from './file-values';
@@ -46,7 +46,7 @@ export function multipartParser(contentType: string, limits: MultipartLimits): b
       },
     });
   } catch {
-    throw new HttpError('invalid_multipart', 'malformed multipart body', { problem: 'missing boundary' });
+    throw new Refusal('invalid_multipart', 'malformed multipart body', { problem: 'missing boundary' });
   }
 }
 
@@ -54,8 +54,8 @@ export function multipartParser(contentType: string, limits: MultipartLimits): b
  * RFC 7578 §4.2: every part names its field. busboy hands a part without `name=` (or with an
  * empty one) to its listeners with `name` undefined: refused, never published under no name.
  */
-export function unnamedPart(): HttpError {
-  return new HttpError('invalid_multipart', 'a multipart part has no name', {
+export function unnamedPart(): Refusal {
+  return new Refusal('invalid_multipart', 'a multipart part has no name', {
     problem: 'a part has no name: its Content-Disposition must be form-data with a non-empty name parameter (RFC 7578 §4.2)',
   });
 }
@@ -74,7 +74,7 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
       reject(error);
     };
     const tooLarge = (reason: Reason, what: string, limit: number) =>
-      fail(new HttpError(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
+      fail(new Refusal(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
 
     parser.on(
       'field',
@@ -84,10 +84,10 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
         // busboy decodes leniently: bytes that are not valid in the part's charset (UTF-8 unless
         // the part names another) become U+FFFD. Refused, as the same bytes are as text/plain.
         if (value === undefined) {
-          return fail(new HttpError('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
+          return fail(new Refusal('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
         }
         if (value.includes(REPLACEMENT_CHARACTER)) {
-          return fail(new HttpError('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
+          return fail(new Refusal('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
         }
         fields.add(name, value);
       }),
@@ -98,7 +98,7 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
         // A body that ends inside a file part destroys the file stream with "Unexpected end of
         // form"; unheard, that 'error' event would be an uncaught exception (the process exits).
         stream.on('error', (error: Error) =>
-          fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message })),
+          fail(new Refusal('invalid_multipart', 'malformed multipart body', { problem: error.message })),
         );
         if (!name) {
           stream.resume();
@@ -133,7 +133,7 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
     parser.on('fieldsLimit', guarded(fail, () => tooLarge('too_many_fields', 'the number of fields', limits.maxFields)));
     parser.on('partsLimit', guarded(fail, () => tooLarge('too_many_parts', 'the number of parts', limits.maxFiles + limits.maxFields)));
     parser.on('error', (error: Error) =>
-      fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message })),
+      fail(new Refusal('invalid_multipart', 'malformed multipart body', { problem: error.message })),
     );
     parser.on(
       'close',

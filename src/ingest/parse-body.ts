@@ -1,5 +1,5 @@
 import { TextDecoder } from 'node:util';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { classifyContentType } from './content-type';
 import { FieldCollector } from './fields';
 import { parseMultipart, type MultipartLimits } from './multipart';
@@ -12,7 +12,7 @@ export interface ParsedBody {
   value: unknown;
 }
 
-/** Turns raw body bytes into the event's `input`. Throws HttpError 400/413/415. */
+/** Turns raw body bytes into the event's `input`. Throws a Refusal (400/413/415). */
 export async function parseBody(
   raw: Buffer,
   contentType: string | undefined,
@@ -21,7 +21,7 @@ export async function parseBody(
   if (raw.length === 0) return { input: {}, value: {} };
   const media = classifyContentType(contentType);
   if (!media) {
-    throw new HttpError('unsupported_media_type', 'unsupported content type', {
+    throw new Refusal('unsupported_media_type', 'unsupported content type', {
       contentType: contentType ?? null,
       accepted: ['application/json', 'application/*+json', 'application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'],
     });
@@ -53,12 +53,12 @@ function decode(raw: Buffer, charset = 'utf-8'): string {
   try {
     decoder = new TextDecoder(charset, { fatal: true, ignoreBOM: false });
   } catch {
-    throw new HttpError('unsupported_charset', `unsupported charset ${JSON.stringify(charset.slice(0, 40))}`);
+    throw new Refusal('unsupported_charset', `unsupported charset ${JSON.stringify(charset.slice(0, 40))}`);
   }
   try {
     return decoder.decode(raw);
   } catch {
-    throw new HttpError('invalid_encoding', `the body is not valid ${charset}`);
+    throw new Refusal('invalid_encoding', `the body is not valid ${charset}`);
   }
 }
 
@@ -66,7 +66,7 @@ function parseJson(text: string): unknown {
   try {
     return parseJsonSafely(text);
   } catch (error) {
-    throw new HttpError('invalid_json', 'malformed JSON body', { problem: (error as Error).message.slice(0, 200) });
+    throw new Refusal('invalid_json', 'malformed JSON body', { problem: (error as Error).message.slice(0, 200) });
   }
 }
 
@@ -96,7 +96,7 @@ export function* formFields(text: string, maxFields: number): Generator<[string,
     const pair = start === 0 ? text.slice(0, end) : text.slice(start - 1, end);
     for (const field of new URLSearchParams(pair)) {
       if (++count > maxFields) {
-        throw new HttpError('too_many_fields', 'the number of fields exceeds the limit', { limit: 'the number of fields', max: maxFields });
+        throw new Refusal('too_many_fields', 'the number of fields exceeds the limit', { limit: 'the number of fields', max: maxFields });
       }
       yield field;
     }

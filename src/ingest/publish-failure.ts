@@ -1,8 +1,6 @@
-import { HttpError } from '../http/errors';
-import type { Reason } from '../http/reasons';
+import { Refusal } from '../outcomes/refusal';
+import type { Reason } from '../outcomes/reasons';
 import { PublishError, type PublishFailure } from '../publish/errors';
-
-export const RETRY_AFTER_SECONDS = '2';
 
 const RETRYABLE_REASON: Record<Exclude<PublishFailure, 'too_large'>, Reason> = {
   timeout: 'timeout',
@@ -16,14 +14,12 @@ const RETRYABLE_REASON: Record<Exclude<PublishFailure, 'too_large'>, Reason> = {
  * What the sender is told when its event was not acknowledged. Anything but a PublishError is
  * a bug, not an outage: it is rethrown as is (500), so a sender is never told to retry it.
  */
-export function publishFailureToHttp(error: unknown): Error {
+export function publishRefusal(error: unknown): Error {
   if (!(error instanceof PublishError)) return error instanceof Error ? error : new Error(String(error));
   if (error.reason === 'too_large') {
-    return new HttpError('record_too_large', 'the event exceeds the largest record the sink accepts', {
+    return new Refusal('record_too_large', 'the event exceeds the largest record the sink accepts', {
       limit: 'the published record',
     });
   }
-  return new HttpError(RETRYABLE_REASON[error.reason], 'the event could not be stored; send it again', {}, {
-    'Retry-After': RETRY_AFTER_SECONDS,
-  });
+  return new Refusal(RETRYABLE_REASON[error.reason], 'the event could not be stored; send it again', {});
 }

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from '../http/errors';
-import type { BodyLease, Refusal } from './body-budget';
+import { Refusal } from '../outcomes/refusal';
+import type { BodyLease, Refusal as NoRoom } from './body-budget';
 import { guarded } from './guard';
-import { RETRY_AFTER_SECONDS } from './publish-failure';
 
 /** The slowest body accepted: at least `limit` bytes in every `windowSeconds` until it ends. */
 export interface MinRate {
@@ -46,7 +45,7 @@ export function readRawBody(req: IncomingMessage, rules: BodyRules): Promise<Buf
       sizeAtLastCheck = size;
     }, windowMs);
     const deadline = setTimeout(
-      () => refuse(new HttpError('request_timeout', 'the request did not arrive in time; send it again', { timeoutMs: rules.timeoutMs })),
+      () => refuse(new Refusal('request_timeout', 'the request did not arrive in time; send it again', { timeoutMs: rules.timeoutMs })),
       rules.timeoutMs,
     );
     const cleanup = () => {
@@ -75,7 +74,7 @@ export function readRawBody(req: IncomingMessage, rules: BodyRules): Promise<Buf
       cleanup();
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     });
-    const onError = () => refuse(new HttpError('body_unreadable', 'the request body could not be read'));
+    const onError = () => refuse(new Refusal('body_unreadable', 'the request body could not be read'));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
@@ -87,20 +86,19 @@ export function readRawBody(req: IncomingMessage, rules: BodyRules): Promise<Buf
  * 503 `busy` when the process holds all the body memory it may; 429 `body_share_exceeded` when
  * this route, workspace or client address holds its share (its own traffic is the cause).
  */
-export function noRoom(refusal: Refusal): HttpError {
-  const retry = { 'Retry-After': RETRY_AFTER_SECONDS };
+export function noRoom(refusal: NoRoom): Refusal {
   if (refusal === 'share') {
-    return new HttpError('body_share_exceeded', 'this route, workspace or client already has its share of request bodies in memory; send it again', {}, retry);
+    return new Refusal('body_share_exceeded', 'this route, workspace or client already has its share of request bodies in memory; send it again', {});
   }
-  return new HttpError('busy', 'too many request bodies in memory; send it again', {}, retry);
+  return new Refusal('busy', 'too many request bodies in memory; send it again', {});
 }
 
-function tooLarge(limit: number): HttpError {
-  return new HttpError('body_too_large', `the body exceeds ${limit} bytes`, { limit });
+function tooLarge(limit: number): Refusal {
+  return new Refusal('body_too_large', `the body exceeds ${limit} bytes`, { limit });
 }
 
-function tooSlow(minRate: MinRate): HttpError {
-  return new HttpError(
+function tooSlow(minRate: MinRate): Refusal {
+  return new Refusal(
     'body_too_slow',
     `the body arrived slower than ${minRate.limit} bytes in ${minRate.windowSeconds} s; send it again`,
     { minBytes: minRate.limit, windowSeconds: minRate.windowSeconds },

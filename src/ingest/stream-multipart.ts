@@ -3,15 +3,14 @@ import { PassThrough, type Readable } from 'node:stream';
 import type busboy from 'busboy';
 import type { StoredObject } from '../files/file-store';
 import { withoutControlCharacters } from '../files/file-name';
-import { HttpError } from '../http/errors';
-import type { Reason } from '../http/reasons';
+import { Refusal } from '../outcomes/refusal';
+import type { Reason } from '../outcomes/reasons';
 import { FieldCollector } from './fields';
 import { mint } from './file-values';
 import { guarded } from './guard';
 import { multipartParser, unnamedPart, type FileValue, type MultipartLimits } from './multipart';
-import type { Refusal } from './body-budget';
+import type { Refusal as NoRoom } from './body-budget';
 import { MultipartIdentity } from './body-identity';
-import { RETRY_AFTER_SECONDS } from './publish-failure';
 import { noRoom } from './read-body';
 
 /** A file part kept in the object store (contract §12). */
@@ -37,7 +36,7 @@ export interface StreamingLimits extends MultipartLimits {
 
 /** The request's share of the process-wide body budget (a BodyLease): undefined when taken, else why not. */
 export interface MemoryShare {
-  take(bytes: number): Refusal | undefined;
+  take(bytes: number): NoRoom | undefined;
 }
 
 export interface FileDestination {
@@ -93,10 +92,10 @@ export function streamMultipart(
     const onBodyEnd = guarded(fail, () => {
       if (!failed) parser.end();
     });
-    const onBodyError = () => fail(new HttpError('body_unreadable', 'the request body could not be read'));
+    const onBodyError = () => fail(new Refusal('body_unreadable', 'the request body could not be read'));
     const tooLarge = (reason: Reason, what: string, limit: number) =>
-      fail(new HttpError(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
-    const malformed = (error: Error) => fail(new HttpError('invalid_multipart', 'malformed multipart body', { problem: error.message }));
+      fail(new Refusal(reason, `${what} exceeds the limit`, { limit: what, max: limit }));
+    const malformed = (error: Error) => fail(new Refusal('invalid_multipart', 'malformed multipart body', { problem: error.message }));
     const take = (bytes: number) => {
       const refusal = memory.take(bytes);
       if (refusal) fail(noRoom(refusal));
@@ -109,9 +108,9 @@ export function streamMultipart(
       if (info.valueTruncated) return tooLarge('field_too_large', 'a field value', limits.maxFieldBytes);
       // As the buffered parser (multipart.ts): invalid bytes in a text part are refused, not replaced.
       if (value === undefined) {
-        return fail(new HttpError('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
+        return fail(new Refusal('unsupported_charset', 'a text part names a charset that cannot be decoded', { field: name }));
       }
-      if (value.includes('\uFFFD')) return fail(new HttpError('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
+      if (value.includes('\uFFFD')) return fail(new Refusal('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
       const bytes = Buffer.byteLength(name) + Buffer.byteLength(value);
       textBytes += bytes;
       if (textBytes > limits.maxTextBytes) return tooLarge('body_too_large', 'the text parts', limits.maxTextBytes);
@@ -142,7 +141,7 @@ export function streamMultipart(
         const pass = new PassThrough();
         const stored = files.put(n, info.filename, pass, mime);
         // Its failure is read where the part ends (or the request already failed): never unhandled.
-        stored.catch((error: unknown) => fail(asHttpError(error)));
+        stored.catch((error: unknown) => fail(asRefusal(error)));
         for (const chunk of head.splice(0)) pass.write(chunk);
         return { pass, stored };
       };
@@ -206,9 +205,7 @@ export function streamMultipart(
   });
 }
 
-function asHttpError(error: unknown): HttpError {
-  if (error instanceof HttpError) return error;
-  return new HttpError('file_store_unavailable', 'the file store did not take a file; send it again', {}, {
-    'Retry-After': RETRY_AFTER_SECONDS,
-  });
+function asRefusal(error: unknown): Refusal {
+  if (error instanceof Refusal) return error;
+  return new Refusal('file_store_unavailable', 'the file store did not take a file; send it again', {});
 }

@@ -21,7 +21,7 @@ export function createMetrics() {
     },
     requests: new Counter({
       name: 'igw_http_requests_total',
-      help: 'HTTP requests by route, outcome and reason (src/http/reasons.ts)',
+      help: 'HTTP requests by route, outcome and reason (src/outcomes/reasons.ts)',
       labelNames: ['route', 'outcome', 'reason', 'status'] as const,
       registers: [registry],
     }),

@@ -13,7 +13,7 @@ export { OPERATION_REASONS } from '../routes/table';
  * (src/routes/table.ts): the ingress routes (public listener) and the admin API, health and
  * metrics (admin listener). `npm run openapi` writes it to docs/openapi.json; GET /openapi.json
  * serves it. Request and response schemas come from src/openapi/schemas.ts (the zod schemas
- * that validate requests); error responses from the reason catalogue (src/http/reasons.ts).
+ * that validate requests); error responses from the reason catalogue (src/outcomes/reasons.ts).
  */
 
 const SECURITY: Record<Security, Array<Record<string, string[]>>> = {

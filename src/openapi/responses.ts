@@ -1,5 +1,5 @@
-import { ERROR_CATALOGUE, type ErrorCode } from '../http/errors';
-import { REASONS, type Reason } from '../http/reasons';
+import { ERROR_CATALOGUE, type ErrorCode } from '../outcomes/codes';
+import { REASONS, type Reason } from '../outcomes/reasons';
 import { ref, type JsonSchema } from './components';
 
 type Header = { description: string; schema: JsonSchema };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ERROR_CATALOGUE } from '../http/errors';
-import { REASONS } from '../http/reasons';
+import { ERROR_CATALOGUE } from '../outcomes/codes';
+import { REASONS } from '../outcomes/reasons';
 import { providerInputSchema } from '../providers/trigger-field';
 import { PROVIDER_NAMES, PROVIDERS } from '../providers/registry';
 import { TOPIC_STATES } from '../publish/sink';
@@ -193,7 +193,7 @@ export const readySchema = z.strictObject({
 
 const reasonNames = Object.keys(REASONS) as [keyof typeof REASONS, ...(keyof typeof REASONS)[]];
 
-/** The contract's error body (§7); `details.reason` is one of src/http/reasons.ts. */
+/** The contract's error body (§7); `details.reason` is one of src/outcomes/reasons.ts. */
 export const errorSchema = z.strictObject({
   error: z.strictObject({
     code: z.enum(Object.keys(ERROR_CATALOGUE) as [keyof typeof ERROR_CATALOGUE, ...(keyof typeof ERROR_CATALOGUE)[]]),

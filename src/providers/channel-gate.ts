@@ -1,4 +1,4 @@
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import type { Metrics } from '../observability/metrics';
 import type { StoredChannel } from '../registry/schemas';
 import { handshakeReply, ProviderGate, type ProviderRequest } from './gate';
@@ -39,6 +39,6 @@ export function channelHandshake(sender: ChannelSender, request: ProviderRequest
     handshake?.method === 'GET'
       ? handshake.answer({ query: request.query, body: undefined, secret: sender.stored.secrets[0], options: sender.stored.options ?? {} })
       : undefined;
-  if (answer === undefined) throw new HttpError('invalid_handshake', 'expected the sender\'s subscription handshake (hub.mode=subscribe, hub.verify_token, hub.challenge)');
+  if (answer === undefined) throw new Refusal('invalid_handshake', 'expected the sender\'s subscription handshake (hub.mode=subscribe, hub.verify_token, hub.challenge)');
   return handshakeReply(answer);
 }

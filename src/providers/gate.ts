@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { HandshakeAnswer, Provider, Reply, SignatureReason } from './provider';
@@ -53,20 +53,20 @@ const REASON_MESSAGES: Record<SignatureReason, string> = {
   timestamp_missing: 'the signed material carries no timestamp',
 };
 
-export function signatureRefused(reason: SignatureReason): HttpError {
-  return new HttpError(reason, REASON_MESSAGES[reason]);
+export function signatureRefused(reason: SignatureReason): Refusal {
+  return new Refusal(reason, REASON_MESSAGES[reason]);
 }
 
-function methodNotAllowed(): HttpError {
-  return new HttpError('method_not_allowed', 'only POST is accepted', undefined, { Allow: 'POST' });
+function methodNotAllowed(): Refusal {
+  return new Refusal('method_not_allowed', 'only POST is accepted', undefined, { allow: ['POST'] });
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** A handshake's answer as the reply, or 403 / 400 (a challenge the gateway will not echo). */
 export function handshakeReply(answer: HandshakeAnswer): Reply {
-  if (answer === 'forbidden') throw new HttpError('verification_failed', 'the verify token does not match');
-  if (answer === 'invalid') throw new HttpError('invalid_handshake', 'the challenge is not one the gateway answers (too long, or characters the provider never sends)');
+  if (answer === 'forbidden') throw new Refusal('verification_failed', 'the verify token does not match');
+  if (answer === 'invalid') throw new Refusal('invalid_handshake', 'the challenge is not one the gateway answers (too long, or characters the provider never sends)');
   return answer;
 }
 
@@ -145,7 +145,7 @@ export class ProviderGate {
   classify(headers: IncomingHttpHeaders, body: unknown): Classified {
     const kind = this.provider.kind(headers, body, this.verifiedRaw);
     if (kind.length > MAX_KIND_LENGTH) {
-      throw new HttpError('kind_too_long', `the event kind is longer than ${MAX_KIND_LENGTH} characters`, { length: kind.length });
+      throw new Refusal('kind_too_long', `the event kind is longer than ${MAX_KIND_LENGTH} characters`, { length: kind.length });
     }
     if (!isKnownKind(this.provider.name, kind)) reportUnknownKind(this.provider.name, kind, this.metrics, this.logger);
     if (this.stored.events && !eventFilter(this.stored.events).includes(kind)) {

@@ -4,7 +4,7 @@ import type { StoredChannel } from '../registry/schemas';
 import type { ChatMapping, ChatProvider } from './chat-event';
 
 /**
- * Why a signed delivery was refused (401, `details.reason`, src/http/reasons.ts): no usable
+ * Why a signed delivery was refused (401, `details.reason`, src/outcomes/reasons.ts): no usable
  * signature (absent or malformed), a well-formed one that does not match, a stale one, or
  * none of the signed timestamp the scheme requires.
  */
@@ -76,7 +76,7 @@ export interface ChatSide {
   credentials(channel: StoredChannel): { secrets: string[]; options: Record<string, unknown>; identity?: string };
   /** The setting that limits this channel's body (default MAX_BODY_BYTES). */
   bodyLimitSetting?: 'WHATSAPP_MAX_BODY_BYTES';
-  /** The verified raw body → the payload `map` reads; absent: JSON. Throws HttpError 400/413/415. */
+  /** The verified raw body → the payload `map` reads; absent: JSON. Throws a Refusal (400/413/415). */
   parse?(raw: Buffer, request: { contentType: string | undefined; url: string; maxFields: number }): unknown;
   /** Pure: a verified, parsed payload → chat events; throws ChatPayloadError when it is not this sender's at all. */
   map(payload: unknown, channel: ChannelRef): ChatMapping;

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { rateLimit, type RateLimitInfo, type Store } from 'express-rate-limit';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { AuthFailureThrottle } from './auth-failures';
 
 export type BucketKind = 'trigger' | 'channel' | 'workspace';
@@ -19,7 +19,8 @@ export interface RateLimiterOptions {
   onStoreError(error: unknown): void;
 }
 
-type Locals = { buckets?: Partial<Record<BucketKind, Bucket>> };
+/** The buckets each request is being counted against, for the limiters' key and limit callbacks. */
+const bucketsOf = new WeakMap<Response, Partial<Record<BucketKind, Bucket>>>();
 
 /**
  * Rate limits with express-rate-limit: one limiter per bucket kind and window length
@@ -58,9 +59,9 @@ export function createRateLimiter(options: RateLimiterOptions) {
 
   /** Counts the request against every bucket; rejects with 429 when any one is exhausted. */
   async function enforce(req: Request, res: Response, buckets: Bucket[]): Promise<void> {
-    const locals = res.locals as Locals;
-    locals.buckets = {};
-    for (const bucket of buckets) locals.buckets[bucket.kind] = bucket;
+    const byKind: Partial<Record<BucketKind, Bucket>> = {};
+    for (const bucket of buckets) byKind[bucket.kind] = bucket;
+    bucketsOf.set(res, byKind);
     // All buckets at once: their Redis calls share one round trip (auto-pipelining).
     const results = await Promise.allSettled(buckets.map((b) => run(limiterFor(b.kind, b.windowSeconds), req, res)));
     const refused = results.find((result) => result.status === 'rejected');
@@ -79,7 +80,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
 }
 
 function bucketOf(res: Response, kind: BucketKind): Bucket {
-  return (res.locals as Locals).buckets![kind]!;
+  return bucketsOf.get(res)![kind]!;
 }
 
 function propertyName(kind: BucketKind): string {
@@ -99,10 +100,7 @@ function setRateLimitHeaders(res: Response, info: RateLimitInfo): void {
   if (info.resetTime) res.setHeader('X-RateLimit-Reset', info.resetTime.toISOString());
 }
 
-function rateLimited(info: RateLimitInfo): HttpError {
+function rateLimited(info: RateLimitInfo): Refusal {
   const reset = info.resetTime ?? new Date(Date.now() + 1000);
-  const seconds = Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000));
-  return new HttpError('rate_limited', 'too many requests', { retryAfter: reset.toISOString() }, {
-    'Retry-After': String(seconds),
-  });
+  return new Refusal('rate_limited', 'too many requests', { retryAfter: reset.toISOString() }, { retryAt: reset });
 }

@@ -1,9 +1,8 @@
 import type { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { InvalidCursorError, type LogTarget } from '../delivery-log/delivery-log';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { CHANNEL_ID_PATTERN, PATH_PATTERN } from '../registry/schemas';
-import { RETRY_AFTER_SECONDS } from '../ingest/publish-failure';
 import { decodeCursor, pageSize } from './admin';
 import { lookup } from './lookup';
 
@@ -20,10 +19,10 @@ export function deliveriesRoutes(router: Router, deps: AppDeps): void {
   for (const { base, kind, pattern, idName, collection } of sources) {
     router.get(`${base}/:id/deliveries`, async (req, res) => {
       const id = req.params.id as string;
-      if (!pattern.test(id)) throw new HttpError('invalid_parameter', `invalid ${idName}`, { pattern: pattern.source });
+      if (!pattern.test(id)) throw new Refusal('invalid_parameter', `invalid ${idName}`, { pattern: pattern.source });
       const limit = pageSize(req.query.limit);
       const cursor = decodeCursor(req.query.cursor);
-      if ((await lookup<unknown>(collection, id)) === undefined) throw new HttpError('not_found', `no such ${idName}`);
+      if ((await lookup<unknown>(collection, id)) === undefined) throw new Refusal('not_found', `no such ${idName}`);
       const page = deps.deliveryLog ? await readPage(deps, { kind, id }, limit, cursor) : { entries: [], nextCursor: null };
       res.json({
         data: page.entries,
@@ -37,8 +36,8 @@ async function readPage(deps: AppDeps, target: LogTarget, limit: number, cursor:
   try {
     return await deps.deliveryLog!.page(target, limit, cursor);
   } catch (error) {
-    if (error instanceof InvalidCursorError) throw new HttpError('invalid_parameter', 'invalid cursor');
+    if (error instanceof InvalidCursorError) throw new Refusal('invalid_parameter', 'invalid cursor');
     deps.logger.warn({ err: (error as Error)?.message }, 'delivery log unreadable');
-    throw new HttpError('registry_unavailable', 'the delivery log cannot be read now', {}, { 'Retry-After': RETRY_AFTER_SECONDS });
+    throw new Refusal('registry_unavailable', 'the delivery log cannot be read now', {});
   }
 }

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { previewInput } from '../ingest/preview-input';
 import { PATH_PATTERN } from '../registry/schemas';
 import { ingressGate } from './ingress-gate';
@@ -13,9 +13,9 @@ import { lookup } from './lookup';
 export function validateRoute(router: Router, deps: AppDeps): void {
   router.post('/admin/triggers/:id/validate', async (req, res) => {
     const path = req.params.id as string;
-    if (!PATH_PATTERN.test(path)) throw new HttpError('invalid_parameter', 'invalid path', { pattern: PATH_PATTERN.source });
+    if (!PATH_PATTERN.test(path)) throw new Refusal('invalid_parameter', 'invalid path', { pattern: PATH_PATTERN.source });
     const trigger = await lookup(deps.registry.triggers, path);
-    if (!trigger) throw new HttpError('not_found', 'no such path');
+    if (!trigger) throw new Refusal('not_found', 'no such path');
     const gate = ingressGate(deps, req, res, { target: 'admin' });
     const raw = await gate.readBody(deps.config.MAX_BODY_BYTES);
     gate.reserveParseMemory(raw, req.headers['content-type']);

@@ -1,7 +1,8 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { parseJsonSafely } from '../ingest/safe-json';
+import { contextOf } from '../http/context';
 import { validate } from '../http/validation';
 import { publicChannel, publicTrigger, toStoredChannel, toStoredTrigger } from '../registry/records';
 import type { Collection } from '../registry/registry';
@@ -22,13 +23,13 @@ export function adminRoutes(deps: AppDeps): Router {
   const router = Router();
   const adminTokenHash = deps.config.ADMIN_TOKEN && sha256Hex(deps.config.ADMIN_TOKEN);
   router.use('/admin', (req, res, next) => {
-    res.locals.route = 'admin';
-    if (!adminTokenHash) return next(new HttpError('not_found', 'no such route'));
+    contextOf(res).route = 'admin';
+    if (!adminTokenHash) return next(new Refusal('not_found', 'no such route'));
     // Wrong tokens are throttled per client address (429 auth_throttled), like the ingress routes.
     ingressGate(deps, req, res, { target: 'admin' })
       .verify(() => {
         if (!secretMatches(bearerToken(req.get('authorization')), adminTokenHash)) {
-          throw new HttpError('credentials_invalid', 'missing or invalid admin token', undefined, { 'WWW-Authenticate': 'Bearer' });
+          throw new Refusal('credentials_invalid', 'missing or invalid admin token', undefined, { challenge: 'Bearer' });
         }
       })
       .then(() => next(), next);
@@ -69,7 +70,7 @@ function parseJsonText(req: Request, _res: Response, next: NextFunction): void {
     req.body = parseJsonSafely(req.body);
     next();
   } catch (error) {
-    next(new HttpError('invalid_json', 'malformed JSON body', { problem: (error as Error).message.slice(0, 200) }));
+    next(new Refusal('invalid_json', 'malformed JSON body', { problem: (error as Error).message.slice(0, 200) }));
   }
 }
 
@@ -83,7 +84,7 @@ interface ResourceShape<T> {
 function resource<T>(router: Router, base: string, idPattern: RegExp, collection: Collection<T>, shape: ResourceShape<T>): void {
   const idOf = (req: Request) => {
     const id = req.params.id as string;
-    if (!idPattern.test(id)) throw new HttpError('invalid_parameter', `invalid ${shape.idName}`, { pattern: idPattern.source });
+    if (!idPattern.test(id)) throw new Refusal('invalid_parameter', `invalid ${shape.idName}`, { pattern: idPattern.source });
     return id;
   };
 
@@ -96,12 +97,12 @@ function resource<T>(router: Router, base: string, idPattern: RegExp, collection
   router.get(`${base}/:id`, async (req, res) => {
     const id = idOf(req);
     const stored = await registryCall(collection.get(id));
-    if (stored === undefined) throw new HttpError('not_found', `no such ${shape.idName}`);
+    if (stored === undefined) throw new Refusal('not_found', `no such ${shape.idName}`);
     res.json({ data: shape.toPublic(id, stored, req) });
   });
   router.delete(`${base}/:id`, async (req, res) => {
     const id = idOf(req);
-    if (!(await registryCall(collection.delete(id)))) throw new HttpError('not_found', `no such ${shape.idName}`);
+    if (!(await registryCall(collection.delete(id)))) throw new Refusal('not_found', `no such ${shape.idName}`);
     res.json({ data: { [shape.idName]: id, deleted: true } });
   });
   router.get(base, async (req, res) => {
@@ -119,13 +120,13 @@ export function pageSize(raw: unknown): number {
   if (raw === undefined) return DEFAULT_PAGE;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) {
-    throw new HttpError('invalid_parameter', `limit must be a whole number from 1 to ${MAX_PAGE}`);
+    throw new Refusal('invalid_parameter', `limit must be a whole number from 1 to ${MAX_PAGE}`);
   }
   return n;
 }
 
 export function decodeCursor(raw: unknown): string | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,256}$/.test(raw)) throw new HttpError('invalid_parameter', 'invalid cursor');
+  if (typeof raw !== 'string' || !/^[A-Za-z0-9_-]{1,256}$/.test(raw)) throw new Refusal('invalid_parameter', 'invalid cursor');
   return Buffer.from(raw, 'base64url').toString();
 }

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../app-deps';
 import type { Config } from '../config/schema';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import type { Bucket } from '../ratelimit/limiter';
 import { CHANNEL_ID_PATTERN, type StoredChannel } from '../registry/schemas';
 import { lookup } from './lookup';
@@ -15,7 +15,7 @@ export async function findChannel<P extends StoredChannel['provider']>(
   channelId: string,
 ): Promise<Extract<StoredChannel, { provider: P }>> {
   const channel = CHANNEL_ID_PATTERN.test(channelId) ? await lookup(deps.registry.channels, channelId) : undefined;
-  if (channel?.provider !== provider) throw new HttpError('not_found', 'no such channel');
+  if (channel?.provider !== provider) throw new Refusal('not_found', 'no such channel');
   return channel as Extract<StoredChannel, { provider: P }>;
 }
 

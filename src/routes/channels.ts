@@ -1,7 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
+import { contextOf } from '../http/context';
 import { noteDelivery } from '../http/delivery-notes';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { sendJson } from '../http/send-json';
 import { ackOutcome, type ChatAck } from '../ingest/accept-chat';
 import { acceptChannelDelivery } from '../ingest/accept-channel';
@@ -29,11 +30,11 @@ export function channelRoutes(deps: AppDeps): Router {
 }
 
 async function channelRoute(deps: AppDeps, name: string, req: Request, res: Response): Promise<void> {
-  res.locals.route = name;
+  contextOf(res).route = name;
   const shakesHands = PROVIDERS.some((provider) => provider.chat?.channel === name && provider.handshake?.method === 'GET');
   if (req.method !== 'POST' && !(req.method === 'GET' && shakesHands)) {
-    const allow = shakesHands ? 'GET, POST' : 'POST';
-    throw new HttpError('method_not_allowed', `only ${allow} is accepted`, undefined, { Allow: allow });
+    const allow = shakesHands ? ['GET', 'POST'] : ['POST'];
+    throw new Refusal('method_not_allowed', `only ${allow.join(', ')} is accepted`, undefined, { allow });
   }
   const channelId = req.params.channelId as string;
   const channel = await findChannel(deps, name as ChannelProvider, channelId);
@@ -58,7 +59,7 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
     checkBody: (raw) => provider.afterBody(raw),
     diagnose: (raw) => provider.diagnose(raw),
     accept: (raw) =>
-      acceptChannelDelivery(deps, { sender, raw, contentType: req.headers['content-type'], url: request.url, requestId: res.locals.requestId, trace: res.locals.trace }),
+      acceptChannelDelivery(deps, { sender, raw, contentType: req.headers['content-type'], url: request.url, requestId: contextOf(res).requestId, trace: contextOf(res).trace }),
   });
   if ('reply' in admitted) return sendReply(res, admitted.reply);
   sendAck(res, sender, admitted.result);
@@ -66,7 +67,7 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
 
 /** Twilio reads empty TwiML; Meta and Telegram ignore the body, and the counts help whoever replays a delivery by hand. */
 function sendAck(res: Response, sender: ChannelSender, ack: ChatAck): void {
-  res.locals.outcome = ackOutcome(ack);
+  contextOf(res).outcome = ackOutcome(ack);
   if (sender.provider.acknowledgement === 'twiml') {
     res.status(200).type('text/xml').send('<Response></Response>');
     return;

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { HttpError } from '../http/errors';
+import { contextOf } from '../http/context';
+import { Refusal } from '../outcomes/refusal';
 import { checkDependencies } from '../observability/dependencies';
 
 /**
@@ -15,7 +16,7 @@ import { checkDependencies } from '../observability/dependencies';
 export function healthRoutes(deps: AppDeps): Router {
   const router = livenessRoutes();
   router.get('/readyz', async (_req, res) => {
-    res.locals.route = 'health';
+    contextOf(res).route = 'health';
     const { checks, details } = await checkDependencies(deps.checks);
     const { started, draining } = deps.lifecycle;
     const status = draining ? 'draining' : started ? 'ready' : 'starting';
@@ -24,14 +25,10 @@ export function healthRoutes(deps: AppDeps): Router {
       res.json(body);
       return;
     }
-    // The contract's error body; what a 200 says is in its details.
-    const notReady = draining
-      ? new HttpError('closed', 'not ready: draining', body)
-      : new HttpError('starting', 'not ready: starting', body);
-    res.locals.outcome = notReady.outcome;
-    res.locals.reason = notReady.reason;
-    res.setHeader('Retry-After', '1');
-    res.status(503).json(notReady.body());
+    // The contract's error body; what a 200 says is in its details. A probe asks again within a second.
+    throw draining
+      ? new Refusal('closed', 'not ready: draining', body, { retryAfterSeconds: 1 })
+      : new Refusal('starting', 'not ready: starting', body);
   });
   return router;
 }
@@ -40,7 +37,7 @@ export function healthRoutes(deps: AppDeps): Router {
 export function livenessRoutes(): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
-    res.locals.route = 'health';
+    contextOf(res).route = 'health';
     res.json({ status: 'ok' });
   });
   return router;

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { AppDeps } from '../app-deps';
 import { noteDelivery, type DeliveryNotes } from '../http/delivery-notes';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import type { BodyLease } from '../ingest/body-budget';
 import { classifyContentType } from '../ingest/content-type';
 import { noRoom, readRawBody } from '../ingest/read-body';
@@ -57,14 +57,14 @@ export class IngressGate {
     this.client = clientAddress(req);
   }
 
-  /** Runs a credential check that throws HttpError 401/403 when it fails; returns what it returns. */
+  /** Runs a credential check that throws a 401/403 Refusal when it fails; returns what it returns. */
   async verify<T>(check: () => T | Promise<T>, diagnose?: () => SignatureDiagnostics): Promise<T> {
     this.admitted ??= this.admit();
     await this.admitted;
     try {
       return await check();
     } catch (error) {
-      if (error instanceof HttpError && (error.status === 401 || error.status === 403)) {
+      if (error instanceof Refusal && (error.status === 401 || error.status === 403)) {
         // A refused signature says why in the delivery log (contract §13), never what was expected.
         if (diagnose && error.status === 401) this.note({ diagnostics: { ...diagnose() } });
         await this.countFailure();
@@ -140,7 +140,7 @@ export class IngressGate {
     const extra = jsonParseCost(raw) - PARSE_ALLOWANCE * raw.length;
     if (extra <= 0) return;
     if (this.lease.held + extra > this.deps.bodyBudget.max) {
-      throw new HttpError('body_too_complex', 'the JSON body would take too much memory to parse', {
+      throw new Refusal('body_too_complex', 'the JSON body would take too much memory to parse', {
         limit: 'MAX_INFLIGHT_BODY_BYTES',
       });
     }
@@ -151,10 +151,9 @@ export class IngressGate {
   private async admit(): Promise<void> {
     const until = await this.deps.enforceRateLimits.authFailures.blockedUntil(this.failureKey(), this.deps.config.AUTH_FAILURE_LIMIT);
     if (!until) return;
-    const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
-    throw new HttpError('auth_throttled', 'too many failed authentications from this address; try again later', {
+    throw new Refusal('auth_throttled', 'too many failed authentications from this address; try again later', {
       retryAfter: until.toISOString(),
-    }, { 'Retry-After': String(seconds) });
+    }, { retryAt: until });
   }
 
   private failureKey(): string {

@@ -1,5 +1,4 @@
-import { HttpError } from '../http/errors';
-import { RETRY_AFTER_SECONDS } from '../ingest/publish-failure';
+import { Refusal } from '../outcomes/refusal';
 import type { Collection } from '../registry/registry';
 import { SecretUnreadableError } from '../secrets/cipher';
 import { StoreUnavailableError } from '../store-error';
@@ -11,13 +10,9 @@ export async function registryCall<T>(operation: Promise<T>): Promise<T> {
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
     if (error instanceof SecretUnreadableError) {
-      throw new HttpError('secret_unreadable', 'a stored secret of this trigger or channel cannot be opened', {}, {
-        'Retry-After': RETRY_AFTER_SECONDS,
-      });
+      throw new Refusal('secret_unreadable', 'a stored secret of this trigger or channel cannot be opened', {});
     }
-    throw new HttpError('registry_unavailable', 'the registry is unavailable', {}, {
-      'Retry-After': RETRY_AFTER_SECONDS,
-    });
+    throw new Refusal('registry_unavailable', 'the registry is unavailable', {});
   }
 }
 

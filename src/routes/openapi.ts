@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
+import { contextOf } from '../http/context';
 import { openApiDocument } from '../openapi/document';
 
 /** GET /openapi.json: the OpenAPI 3.1 description of every route (built once, from the zod schemas that validate requests). */
@@ -7,7 +8,7 @@ export function openapiRoutes(_deps: AppDeps): Router {
   const router = Router();
   let body: string | undefined;
   router.get('/openapi.json', (_req, res) => {
-    res.locals.route = 'openapi';
+    contextOf(res).route = 'openapi';
     body ??= JSON.stringify(openApiDocument());
     res.type('application/json').send(body);
   });

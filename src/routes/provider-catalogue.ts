@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { catalogue, catalogueEntry } from '../providers/catalogue';
 import { providerNamed } from '../providers/registry';
 
@@ -10,7 +10,7 @@ export function providerCatalogueRoutes(router: Router): void {
   });
   router.get('/admin/providers/:name', (req, res) => {
     const provider = providerNamed(req.params.name as string);
-    if (!provider) throw new HttpError('not_found', 'no such provider');
+    if (!provider) throw new Refusal('not_found', 'no such provider');
     res.json({ data: catalogueEntry(provider) });
   });
 }

@@ -1,8 +1,10 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { ProviderRequest } from '../providers/gate';
+import { contextOf } from '../http/context';
 import { noteDelivery } from '../http/delivery-notes';
-import { HttpError } from '../http/errors';
+import type { SuccessOutcome } from '../outcomes/reasons';
+import { Refusal } from '../outcomes/refusal';
 import { getHandshake, hasGetHandshake } from '../providers/gate';
 import type { Reply } from '../providers/provider';
 import { PATH_PATTERN } from '../registry/schemas';
@@ -15,9 +17,10 @@ export function providerRequest(req: Request, deps: AppDeps): ProviderRequest {
   return { headers: req.headers, query: req.query as Record<string, unknown>, url: base + req.originalUrl };
 }
 
-export function sendReply(res: Response, reply: Reply & { outcome?: string; eventId?: string }): void {
-  res.locals.outcome = reply.outcome ?? 'ok';
-  if (reply.headers['X-Event-Id']) res.locals.eventId = reply.headers['X-Event-Id'];
+export function sendReply(res: Response, reply: Reply & { outcome?: SuccessOutcome; eventId?: string }): void {
+  const context = contextOf(res);
+  context.outcome = reply.outcome ?? 'ok';
+  if (reply.headers['X-Event-Id']) context.eventId = reply.headers['X-Event-Id'];
   res.status(reply.status).set(reply.headers);
   if (reply.body === '') res.end();
   else res.send(reply.body);
@@ -40,7 +43,7 @@ export async function answerGet(deps: AppDeps, req: Request, res: Response): Pro
     try {
       return getHandshake(stored, providerRequest(req, deps));
     } catch (error) {
-      if (error instanceof HttpError && error.reason === 'invalid_handshake') await gate.countFailure();
+      if (error instanceof Refusal && error.reason === 'invalid_handshake') await gate.countFailure();
       throw error;
     }
   });

@@ -1,4 +1,4 @@
-import type { Reason } from '../http/reasons';
+import type { Reason } from '../outcomes/reasons';
 
 /*
  * The reasons the routes of src/routes/table.ts can answer with, by the step that refuses them.

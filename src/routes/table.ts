@@ -1,4 +1,4 @@
-import type { Reason } from '../http/reasons';
+import type { Reason } from '../outcomes/reasons';
 import { ref, type JsonSchema } from '../openapi/components';
 import {
   data,

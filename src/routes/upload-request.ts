@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
+import { contextOf } from '../http/context';
 import type { FileStore } from '../files/file-store';
 import { classifyContentType } from '../ingest/content-type';
 import type { UploadRequest } from '../ingest/accept-upload';
@@ -20,6 +21,6 @@ export function uploadRequest(req: Request, res: Response, path: string, trigger
     query: req.query as Record<string, unknown>,
     body: req,
     memory: gate.bodyLease(),
-    trace: res.locals.trace,
+    trace: contextOf(res).trace,
   };
 }

@@ -1,8 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { Config } from '../config/schema';
+import { contextOf } from '../http/context';
 import { noteDelivery } from '../http/delivery-notes';
-import { HttpError } from '../http/errors';
+import { Refusal } from '../outcomes/refusal';
 import { sendJson } from '../http/send-json';
 import { acceptUpload } from '../ingest/accept-upload';
 import { acceptWebhook, type WebhookAck } from '../ingest/accept-webhook';
@@ -20,10 +21,10 @@ import { streamsFiles, uploadRequest } from './upload-request';
 export function webhookRoutes(deps: AppDeps): Router {
   const router = Router();
   router.all('/api/webhooks/trigger/:path', async (req, res) => {
-    res.locals.route = 'webhook';
+    contextOf(res).route = 'webhook';
     if (req.method === 'GET') return answerGet(deps, req, res);
     if (req.method !== 'POST') {
-      throw new HttpError('method_not_allowed', 'only POST is accepted', undefined, { Allow: 'POST' });
+      throw new Refusal('method_not_allowed', 'only POST is accepted', undefined, { allow: ['POST'] });
     }
     const path = req.params.path as string;
     const trigger = await deployedTrigger(deps, path, res);
@@ -51,7 +52,7 @@ export function webhookRoutes(deps: AppDeps): Router {
           query: req.query as Record<string, unknown>,
           raw,
           provider,
-          trace: res.locals.trace,
+          trace: contextOf(res).trace,
         }),
     });
     if ('reply' in admitted) return sendReply(res, admitted.reply);
@@ -68,8 +69,9 @@ export function webhookRoutes(deps: AppDeps): Router {
 
 function sendAck(res: Response, ack: WebhookAck): void {
   noteDelivery(res, ackNotes(ack));
-  res.locals.outcome = ack.replayed ? 'duplicate' : 'accepted';
-  res.locals.eventId = ack.eventId;
+  const context = contextOf(res);
+  context.outcome = ack.replayed ? 'duplicate' : 'accepted';
+  context.eventId = ack.eventId;
   res.setHeader('X-Event-Id', ack.eventId);
   if (ack.replayed) res.setHeader('Idempotent-Replayed', 'true');
   sendJson(res, ack.status, ack.body);
@@ -82,7 +84,7 @@ function ackNotes({ idempotencyKey, deliveryId, kind }: WebhookAck) {
 async function deployedTrigger(deps: AppDeps, path: string, res: Response): Promise<StoredTrigger> {
   const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
   if (trigger) noteDelivery(res, { target: { kind: 'trigger', id: path } });
-  if (!trigger || !trigger.deployed) throw new HttpError('not_found', 'no such trigger');
+  if (!trigger || !trigger.deployed) throw new Refusal('not_found', 'no such trigger');
   return trigger;
 }
 
@@ -98,8 +100,7 @@ function checkToken(req: Request, trigger: StoredTrigger): void {
   if (!trigger.auth) return;
   const presented = trigger.auth.header ? req.get(trigger.auth.header) : bearerToken(req.get('authorization'));
   if (!secretMatches(presented, trigger.auth.tokenHash)) {
-    const headers: Record<string, string> = trigger.auth.header ? {} : { 'WWW-Authenticate': 'Bearer' };
-    throw new HttpError('credentials_invalid', 'missing or invalid credentials', undefined, headers);
+    throw new Refusal('credentials_invalid', 'missing or invalid credentials', undefined, trigger.auth.header ? {} : { challenge: 'Bearer' });
   }
 }
 

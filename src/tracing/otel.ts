@@ -20,6 +20,7 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 import type { Request, Response } from 'express';
 import type { RedisClient } from '../redis/connection';
 import type { Logger } from '../observability/logger';
+import { contextOf } from '../http/context';
 import type { OutRecord, Sink } from '../publish/sink';
 import { instrumentRedisClient } from './redis';
 import type { Tracing } from './tracing';
@@ -103,7 +104,7 @@ export function otelTracing(options: OtelOptions): Tracing {
       const { traceId, spanId, traceFlags } = span.spanContext();
       const eventTrace: EventTrace = { traceparent: formatTraceparent({ traceId, spanId, flags: traceFlags }) };
       if (incoming.tracestate !== undefined) eventTrace.tracestate = incoming.tracestate;
-      res.locals.trace = eventTrace;
+      contextOf(res).trace = eventTrace;
       res.once('close', () => endRequestSpan(span, req, res));
       active.run(trace.setSpan(parent, span), next);
     },
@@ -145,20 +146,21 @@ function endRequestSpan(span: Span, req: Request, res: Response): void {
   const httpRoute = (req.route as { path?: unknown } | undefined)?.path;
   const route = typeof httpRoute === 'string' ? httpRoute : undefined;
   span.updateName(route ? `${req.method} ${route}` : req.method);
+  const context = contextOf(res);
   const attributes: Record<string, AttributeValue | undefined> = {
     'http.route': route,
     'http.response.status_code': res.statusCode,
-    'igw.route': res.locals.route,
-    'igw.outcome': res.locals.outcome,
-    'igw.reason': res.locals.reason,
-    'igw.event_id': res.locals.eventId,
-    'igw.request_id': res.locals.requestId,
+    'igw.route': context.route,
+    'igw.outcome': context.outcome,
+    'igw.reason': context.reason,
+    'igw.event_id': context.eventId,
+    'igw.request_id': context.requestId,
   };
   span.setAttributes(defined(attributes));
   if (!res.writableFinished) {
     span.setStatus({ code: SpanStatusCode.ERROR, message: 'the connection closed before the answer was sent' });
   } else if (res.statusCode >= 500) {
-    span.setStatus({ code: SpanStatusCode.ERROR, message: String(res.locals.reason ?? res.statusCode) });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: String(context.reason ?? res.statusCode) });
   }
   span.end();
 }

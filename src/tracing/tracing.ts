@@ -3,16 +3,17 @@ import type { RedisClient } from '../redis/connection';
 import type { Config } from '../config/schema';
 import type { Logger } from '../observability/logger';
 import type { Sink } from '../publish/sink';
+import { contextOf } from '../http/context';
 import { incomingTrace, passThroughTrace, type EventTrace } from './w3c';
 
 /**
- * How the gateway takes part in a distributed trace. Every request gets `res.locals.trace`
+ * How the gateway takes part in a distributed trace. Every request's context gets its `trace`
  * (the context its events carry, W3C Trace Context); with span export on, the request, its
  * store calls and the sink's batch writes are also spans.
  */
 export interface Tracing {
   readonly exporting: boolean;
-  /** Sets `res.locals.trace` (an EventTrace); with export on, runs the rest of the request inside its span. */
+  /** Sets the request context's `trace` (an EventTrace); with export on, runs the rest of the request inside its span. */
   readonly requests: RequestHandler;
   /** A sink whose writes are spans linked to the requests whose records they carry. */
   traceSink<S extends Sink>(sink: S): S;
@@ -28,7 +29,7 @@ export interface Tracing {
 export const passThroughTracing: Tracing = {
   exporting: false,
   requests: (req, res, next) => {
-    res.locals.trace = passThroughTrace(incomingTrace(req.headers));
+    contextOf(res).trace = passThroughTrace(incomingTrace(req.headers));
     next();
   },
   traceSink: (sink) => sink,

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
-import type { ErrorCode } from '../../src/http/errors';
-import { ERROR_CATALOGUE } from '../../src/http/errors';
+import type { ErrorCode } from '../../src/outcomes/codes';
+import { ERROR_CATALOGUE } from '../../src/outcomes/codes';
 import type { TriggerInput } from '../../src/registry/schemas';
 
 /** A token long enough for the admin schema, and easy to grep for in sink records and logs. */

@@ -15,8 +15,8 @@ import { parse as parseYaml } from 'yaml';
 import { createAdminApp, createApp } from '../../src/app';
 import { configSchema } from '../../src/config/schema';
 import { createContainer, type Container } from '../../src/container';
-import { HttpError } from '../../src/http/errors';
-import { REASONS, SUCCESS_OUTCOMES, type Reason } from '../../src/http/reasons';
+import { Refusal } from '../../src/outcomes/refusal';
+import { REASONS, SUCCESS_OUTCOMES, type Reason } from '../../src/outcomes/reasons';
 import { createLogger } from '../../src/observability/logger';
 import { createMetrics } from '../../src/observability/metrics';
 import { TOPIC_STATES } from '../../src/publish/sink';
@@ -67,7 +67,7 @@ function family(name: string, types: Map<string, string>): string {
 
 const KNOWN_OUTCOMES = new Set<string>([
   ...Object.keys(SUCCESS_OUTCOMES),
-  ...(Object.keys(REASONS) as Reason[]).map((reason) => new HttpError(reason, '').outcome),
+  ...(Object.keys(REASONS) as Reason[]).map((reason) => new Refusal(reason, '').outcome),
   'error',
 ]);
 

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import { createAdminApp } from '../../src/app';
 import { configSchema } from '../../src/config/schema';
 import { createContainer } from '../../src/container';
-import { REASONS, type Reason } from '../../src/http/reasons';
+import { REASONS, type Reason } from '../../src/outcomes/reasons';
 import { createLogger } from '../../src/observability/logger';
 import { OPERATION_REASONS, openApiDocument } from '../../src/openapi/document';
 import {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import twilio from 'twilio';
 import type { FileStore } from '../../src/files/file-store';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../src/http/errors';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../src/outcomes/codes';
 import { createHttpServer } from '../../src/http/server';
 import { testApp } from '../helpers/app';
 import { Rng, twilioForm, webhookBody, type FuzzBody } from '../helpers/fuzz-bodies';

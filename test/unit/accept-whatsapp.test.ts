@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { signWhatsAppBody } from '../helpers/meta-signature';
 import { configSchema } from '../../src/config/schema';
-import { HttpError } from '../../src/http/errors';
+import { renderRefusal } from '../../src/http/errors';
+import { Refusal } from '../../src/outcomes/refusal';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import type { ClaimResult } from '../../src/idempotency/store';
 import { CHAT_DEDUPE_WINDOW_MS } from '../../src/ingest/accept-chat';
@@ -71,13 +72,13 @@ async function acceptWhatsApp(deps: IngestDeps, { raw, signature }: WhatsAppDeli
   return acceptChannelDelivery(deps, { sender, raw, contentType: 'application/json', url: request.url, requestId: 'req-1' });
 }
 
-async function httpErrorOf(promise: Promise<unknown>): Promise<HttpError> {
+async function httpErrorOf(promise: Promise<unknown>): Promise<Refusal> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(HttpError);
-  return error as HttpError;
+  expect(error).toBeInstanceOf(Refusal);
+  return error as Refusal;
 }
 
 async function nextTick(): Promise<void> {
@@ -128,7 +129,7 @@ describe('acceptWhatsApp', () => {
     expect(second.code).toBe('SERVICE_UNAVAILABLE');
     expect(second.reason).toBe('events_in_flight');
     expect(second.details).toEqual({ missing: 8 });
-    expect(second.headers['Retry-After']).toMatch(/^\d+$/);
+    expect(renderRefusal(second).headers['Retry-After']).toMatch(/^\d+$/);
     expect(publisher.calls).toHaveLength(8); // the second published nothing
 
     for (const call of publisher.calls) call.resolve();

@@ -1,7 +1,7 @@
 /** Contract §5: a multipart body's identity is its parts, not the bytes of one attempt (issue 22, item 1). */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { HttpError } from '../../src/http/errors';
+import { Refusal } from '../../src/outcomes/refusal';
 import { bodyIdentity, identityContentType, multipartIdentity } from '../../src/ingest/body-identity';
 
 type Part = { name: string; value?: string; filename?: string; mime?: string; data?: Buffer };
@@ -59,7 +59,7 @@ describe('body identity', () => {
     expect(streamed).toBe(await identityOf(body));
     await expect(multipartIdentity(Readable.from(chunks), body.contentType, { ...limits, maxBodyBytes: 1000 })).rejects.toMatchObject({
       status: 413,
-    } satisfies Partial<HttpError>);
+    } satisfies Partial<Refusal>);
   });
 
   it('takes a multipart content type without its boundary for a fingerprint', () => {

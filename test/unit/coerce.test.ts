@@ -1,4 +1,4 @@
-import { HttpError } from '../../src/http/errors';
+import { Refusal } from '../../src/outcomes/refusal';
 import { applyInputFormat, type DeclaredField } from '../../src/ingest/coerce';
 import { mint } from '../../src/ingest/file-values';
 
@@ -11,9 +11,9 @@ function problemsOf(input: Record<string, unknown>, format: DeclaredField[]): un
   try {
     applyInputFormat(input, format, MAX_FILE_BYTES);
   } catch (error) {
-    expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).code).toBe('BAD_REQUEST');
-    return (error as HttpError).details;
+    expect(error).toBeInstanceOf(Refusal);
+    expect((error as Refusal).code).toBe('BAD_REQUEST');
+    return (error as Refusal).details;
   }
   throw new Error('expected applyInputFormat to throw');
 }
@@ -99,7 +99,7 @@ describe('applyInputFormat', () => {
   });
 
   it('names every bad field in the message and the details', () => {
-    let error: HttpError | undefined;
+    let error: Refusal | undefined;
     try {
       applyInputFormat({ a: 'x', b: 'y', c: '1' }, [
         { name: 'a', type: 'number' },
@@ -107,7 +107,7 @@ describe('applyInputFormat', () => {
         { name: 'c', type: 'number' },
       ], MAX_FILE_BYTES);
     } catch (e) {
-      error = e as HttpError;
+      error = e as Refusal;
     }
     expect(error?.status).toBe(400);
     expect(error?.message).toBe('invalid value for a, b');

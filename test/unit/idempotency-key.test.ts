@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { HttpError } from '../../src/http/errors';
+import { Refusal } from '../../src/outcomes/refusal';
 import { bodyStoreKey, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey } from '../../src/ingest/idempotency-key';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -88,9 +88,9 @@ describe('resolveIdempotencyKey', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).status).toBe(400);
-    expect((error as HttpError).message).toContain('x-github-delivery');
+    expect(error).toBeInstanceOf(Refusal);
+    expect((error as Refusal).status).toBe(400);
+    expect((error as Refusal).message).toContain('x-github-delivery');
   });
 });
 

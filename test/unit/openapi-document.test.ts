@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import type { createApp } from '../../src/app';
 import { configSchema } from '../../src/config/schema';
-import { REASONS, type Reason } from '../../src/http/reasons';
+import { REASONS, type Reason } from '../../src/outcomes/reasons';
 import { LISTENERS, OPERATION_REASONS, openApiDocument, openApiDocumentText, type Listener } from '../../src/openapi/document';
 import { EVERY_OPERATION } from '../../src/openapi/responses';
 import { testApp } from '../helpers/app';

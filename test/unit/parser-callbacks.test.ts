@@ -4,7 +4,7 @@
  * uncaught exception. Each case makes a collaborator throw from inside such a callback.
  */
 import { Readable } from 'node:stream';
-import { HttpError } from '../../src/http/errors';
+import { Refusal } from '../../src/outcomes/refusal';
 import { BodyBudget } from '../../src/ingest/body-budget';
 import { parseMultipart } from '../../src/ingest/multipart';
 import { readRawBody } from '../../src/ingest/read-body';
@@ -47,7 +47,7 @@ describe('a part without a name (RFC 7578 §4.2) is a 400, not a crash', () => {
 
   it.each(unnamed)('buffered parser: %s', async (_, raw) => {
     const parsed = parseMultipart(raw, CONTENT_TYPE, limits);
-    await expect(parsed).rejects.toBeInstanceOf(HttpError);
+    await expect(parsed).rejects.toBeInstanceOf(Refusal);
     await expect(parsed).rejects.toMatchObject({ status: 400, reason: 'invalid_multipart', details: { problem: expect.stringContaining('no name') } });
   });
 

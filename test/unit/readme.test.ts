@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configSchema } from '../../src/config/schema';
-import { ERROR_CATALOGUE } from '../../src/http/errors';
-import { REASONS } from '../../src/http/reasons';
+import { ERROR_CATALOGUE } from '../../src/outcomes/codes';
+import { REASONS, type ReasonEntry } from '../../src/outcomes/reasons';
 
 const read = (...path: string[]) => readFileSync(join(__dirname, '..', '..', ...path), 'utf8');
 const readme = read('README.md');
@@ -27,13 +27,21 @@ describe('README and the manual (docs/)', () => {
     expect(documented).toEqual(ERROR_CATALOGUE);
   });
 
-  it('lists exactly the reason catalogue, each with its code, status, retry advice and explanation', () => {
+  it('lists exactly the reason catalogue, each with its code, status, retry advice, Retry-After and explanation', () => {
     const rows = tableAfter(errorsDoc, '### Reasons');
-    const documented = Object.fromEntries(rows.map(([reason, code, status, retry, explain]) => [reason, { code, status, retry, explain }]));
+    const documented = Object.fromEntries(
+      rows.map(([reason, code, status, retry, retryAfter, explain]) => [reason, { code, status, retry, retryAfter, explain }]),
+    );
     const expected = Object.fromEntries(
-      Object.entries(REASONS).map(([reason, { code, explain }]) => [
+      Object.entries(REASONS as Record<string, ReasonEntry>).map(([reason, { code, explain, retryAfter }]) => [
         reason,
-        { code, status: String(ERROR_CATALOGUE[code].status), retry: ERROR_CATALOGUE[code].retryable ? 'yes' : 'no', explain },
+        {
+          code,
+          status: String(ERROR_CATALOGUE[code].status),
+          retry: ERROR_CATALOGUE[code].retryable ? 'yes' : 'no',
+          retryAfter: retryAfter === undefined ? '-' : String(retryAfter),
+          explain,
+        },
       ]),
     );
     expect(documented).toEqual(expected);

@@ -1,7 +1,7 @@
 /** The streaming multipart parser with an in-memory destination (the S3 store has its own integration tests). */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { HttpError } from '../../src/http/errors';
+import { Refusal } from '../../src/outcomes/refusal';
 import { bodyIdentity } from '../../src/ingest/body-identity';
 import { streamMultipart, type FileDestination, type StreamingLimits } from '../../src/ingest/stream-multipart';
 
@@ -88,7 +88,7 @@ describe('streamMultipart', () => {
     const raw = body([{ name: 'f', filename: 'f.bin', data: Buffer.alloc(10_000) }]);
     const tight = { take: () => 'budget' as const };
     const error = await streamMultipart(stream(raw), CONTENT_TYPE, limits, tight, destination).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(HttpError);
+    expect(error).toBeInstanceOf(Refusal);
     expect(error).toMatchObject({ status: 503, reason: 'busy' });
   });
 

@@ -1,5 +1,5 @@
 import { TextDecoder } from 'node:util';
-import { HttpError } from '../../http/errors';
+import { Refusal } from '../../outcomes/refusal';
 import { classifyContentType } from '../../ingest/content-type';
 import { parseJsonBytes } from '../../ingest/parse-body';
 import type { TwilioFields } from './map';
@@ -12,7 +12,7 @@ import { bodyHashParameter } from './signature';
 export function parseTwilioCallback(raw: Buffer, request: { contentType: string | undefined; url: string; maxFields: number }): TwilioFields {
   if (bodyHashParameter(request.url) !== undefined) return fieldsOfJson(parseJsonBytes(raw));
   if (raw.length > 0 && classifyContentType(request.contentType)?.kind !== 'form') {
-    throw new HttpError('unsupported_media_type', 'Twilio sends application/x-www-form-urlencoded, or JSON signed through bodySHA256', {
+    throw new Refusal('unsupported_media_type', 'Twilio sends application/x-www-form-urlencoded, or JSON signed through bodySHA256', {
       accepted: ['application/x-www-form-urlencoded'],
     });
   }
@@ -24,12 +24,12 @@ function formFields(raw: Buffer, maxFields: number): TwilioFields {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
   } catch {
-    throw new HttpError('invalid_encoding', 'the body is not valid UTF-8');
+    throw new Refusal('invalid_encoding', 'the body is not valid UTF-8');
   }
   const first = new Map<string, string>();
   let count = 0;
   for (const [name, value] of new URLSearchParams(text)) {
-    if (++count > maxFields) throw new HttpError('too_many_fields', 'more parameters than MAX_FIELDS', { max: maxFields });
+    if (++count > maxFields) throw new Refusal('too_many_fields', 'more parameters than MAX_FIELDS', { max: maxFields });
     if (!first.has(name)) first.set(name, value);
   }
   // fromEntries defines own properties: a `__proto__` parameter stays a plain field.
@@ -39,7 +39,7 @@ function formFields(raw: Buffer, maxFields: number): TwilioFields {
 /** The JSON variant's object as flat parameters (scalars as Twilio would have form-encoded them). */
 function fieldsOfJson(value: unknown): TwilioFields {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new HttpError('invalid_schema', 'a Twilio JSON callback is an object of parameters');
+    throw new Refusal('invalid_schema', 'a Twilio JSON callback is an object of parameters');
   }
   const fields: Record<string, string> = {};
   for (const [name, field] of Object.entries(value)) {

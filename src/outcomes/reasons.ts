@@ -1,17 +1,26 @@
-import type { ErrorCode } from './errors';
+import type { ErrorCode, ErrorOutcome } from './codes';
 
-interface ReasonEntry {
+/** The wait a refusal to send it again soon asks for, when the catalogue fixes it (503s and their kin). */
+export const RETRY_AFTER_SECONDS = 2;
+
+export interface ReasonEntry {
   code: ErrorCode;
   /** One line: what happened, for the README's table (and the reader of a log line). */
   explain: string;
+  /**
+   * The Retry-After the sender gets: whole seconds, or `computed` when only the refusal knows
+   * the wait (a rate limit's window): it carries it. Absent: no Retry-After.
+   */
+  retryAfter?: number | 'computed';
 }
 
 /**
  * The closed catalogue of why a request was not accepted (Sentry Relay's Outcome /
  * DiscardReason is the model). Each reason has one error code, so one status and one
- * retry advice (ERROR_CATALOGUE); it is the `details.reason` of the error body, the
+ * retry advice (ERROR_CATALOGUE), and says whether the sender is told when to send it again
+ * (Retry-After); it is the `details.reason` of the error body, the
  * `reason` label of igw_http_requests_total and the `reason` field of the access log.
- * The README's reason table is checked against this object. Keep entries alphabetical
+ * docs/errors.md's reason table is checked against this object. Keep entries alphabetical
  * within their status group.
  */
 export const REASONS = {
@@ -45,7 +54,7 @@ export const REASONS = {
   body_too_slow: { code: 'REQUEST_TIMEOUT', explain: 'the body arrived slower than BODY_MIN_RATE' },
   request_timeout: { code: 'REQUEST_TIMEOUT', explain: 'the headers or the whole request took longer than HEADERS_TIMEOUT_MS / REQUEST_TIMEOUT_MS' },
   // 409
-  in_flight: { code: 'CONFLICT', explain: 'the first request with this idempotency key is still being processed' },
+  in_flight: { code: 'CONFLICT', explain: 'the first request with this idempotency key is still being processed', retryAfter: 1 },
   key_reused: { code: 'CONFLICT', explain: 'the idempotency key was used with another body' },
   // 413
   body_too_complex: { code: 'PAYLOAD_TOO_LARGE', explain: 'parsing the JSON body would take more memory than MAX_INFLIGHT_BODY_BYTES' },
@@ -60,24 +69,24 @@ export const REASONS = {
   unsupported_charset: { code: 'UNSUPPORTED_MEDIA_TYPE', explain: 'the charset cannot be decoded' },
   unsupported_media_type: { code: 'UNSUPPORTED_MEDIA_TYPE', explain: 'the content type is not one the gateway parses' },
   // 429
-  auth_throttled: { code: 'RATE_LIMITED', explain: 'too many failed authentications from this client address (AUTH_FAILURE_LIMIT)' },
-  body_share_exceeded: { code: 'RATE_LIMITED', explain: 'this route, workspace or client address holds its share of the body budget (MAX_INFLIGHT_BODY_SHARE)' },
-  rate_limited: { code: 'RATE_LIMITED', explain: 'a trigger, channel or workspace rate limit is spent' },
+  auth_throttled: { code: 'RATE_LIMITED', explain: 'too many failed authentications from this client address (AUTH_FAILURE_LIMIT)', retryAfter: 'computed' },
+  body_share_exceeded: { code: 'RATE_LIMITED', explain: 'this route, workspace or client address holds its share of the body budget (MAX_INFLIGHT_BODY_SHARE)', retryAfter: RETRY_AFTER_SECONDS },
+  rate_limited: { code: 'RATE_LIMITED', explain: 'a trigger, channel or workspace rate limit is spent', retryAfter: 'computed' },
   // 500
   internal: { code: 'INTERNAL_ERROR', explain: 'a bug: the gateway failed in a way it did not foresee' },
   // 503
-  busy: { code: 'SERVICE_UNAVAILABLE', explain: 'too many request bodies in memory' },
-  closed: { code: 'SERVICE_UNAVAILABLE', explain: 'the gateway is shutting down' },
-  events_in_flight: { code: 'SERVICE_UNAVAILABLE', explain: 'some events of a chat delivery are being processed by another request' },
-  file_store_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the file store (S3) failed or did not answer within PUBLISH_TIMEOUT_MS; nothing was published' },
-  queue_full: { code: 'SERVICE_UNAVAILABLE', explain: 'the publish queue is full' },
-  registry_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the trigger/channel registry (Redis) cannot be read' },
-  secret_unreadable: { code: 'SERVICE_UNAVAILABLE', explain: 'a stored secret of the trigger or channel opens with neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS' },
-  sink_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the sink (Kafka or the event files) did not take the event' },
-  starting: { code: 'SERVICE_UNAVAILABLE', explain: 'the gateway has not finished starting (/readyz only)' },
-  store_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the idempotency store failed and IDEMPOTENCY_ON_STORE_ERROR=refuse' },
-  timeout: { code: 'SERVICE_UNAVAILABLE', explain: 'the sink did not acknowledge within PUBLISH_TIMEOUT_MS' },
-  topic_missing: { code: 'SERVICE_UNAVAILABLE', explain: 'the Kafka topic does not exist or may not be written (logged as an error, shown in /readyz)' },
+  busy: { code: 'SERVICE_UNAVAILABLE', explain: 'too many request bodies in memory', retryAfter: RETRY_AFTER_SECONDS },
+  closed: { code: 'SERVICE_UNAVAILABLE', explain: 'the gateway is shutting down', retryAfter: RETRY_AFTER_SECONDS },
+  events_in_flight: { code: 'SERVICE_UNAVAILABLE', explain: 'some events of a chat delivery are being processed by another request', retryAfter: RETRY_AFTER_SECONDS },
+  file_store_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the file store (S3) failed or did not answer within PUBLISH_TIMEOUT_MS; nothing was published', retryAfter: RETRY_AFTER_SECONDS },
+  queue_full: { code: 'SERVICE_UNAVAILABLE', explain: 'the publish queue is full', retryAfter: RETRY_AFTER_SECONDS },
+  registry_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the trigger/channel registry (Redis) cannot be read', retryAfter: RETRY_AFTER_SECONDS },
+  secret_unreadable: { code: 'SERVICE_UNAVAILABLE', explain: 'a stored secret of the trigger or channel opens with neither SECRETS_KEY nor SECRETS_KEY_PREVIOUS', retryAfter: RETRY_AFTER_SECONDS },
+  sink_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the sink (Kafka or the event files) did not take the event', retryAfter: RETRY_AFTER_SECONDS },
+  starting: { code: 'SERVICE_UNAVAILABLE', explain: 'the gateway has not finished starting (/readyz only)', retryAfter: 1 },
+  store_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the idempotency store failed and IDEMPOTENCY_ON_STORE_ERROR=refuse', retryAfter: RETRY_AFTER_SECONDS },
+  timeout: { code: 'SERVICE_UNAVAILABLE', explain: 'the sink did not acknowledge within PUBLISH_TIMEOUT_MS', retryAfter: RETRY_AFTER_SECONDS },
+  topic_missing: { code: 'SERVICE_UNAVAILABLE', explain: 'the Kafka topic does not exist or may not be written (logged as an error, shown in /readyz)', retryAfter: RETRY_AFTER_SECONDS },
 } as const satisfies Record<string, ReasonEntry>;
 
 export type Reason = keyof typeof REASONS;
@@ -91,3 +100,6 @@ export const SUCCESS_OUTCOMES = {
 } as const;
 
 export type SuccessOutcome = keyof typeof SUCCESS_OUTCOMES;
+
+/** Every request ends in exactly one outcome: the metric label and the log field. */
+export type Outcome = SuccessOutcome | ErrorOutcome;
