@@ -12,31 +12,42 @@ export interface RedisDeliveryLogOptions {
   now?: () => number;
 }
 
+/** XADD trimmed to exactly ARGV[1] entries, then the stream's expiry renewed: one command a request. */
+const APPEND_LUA = `
+redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[1], '*', 'e', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`;
+
+interface ScriptCommands {
+  igwDeliveryLogAppend(key: string, maxEntries: string, ttlMs: string, entry: string): Promise<number>;
+}
+
 /**
  * Production: one Redis Stream per trigger or channel, shared by every pod. Each request adds
- * one XADD (trimmed to exactly `maxEntries`) and a PEXPIRE of 7 days, sent together in the
- * client's automatic pipeline and never awaited by the request. Reads skip entries older than 7 days (a stream
- * written to every day never expires as a whole).
+ * one command (contract §13): a script that appends the entry (the stream trimmed to exactly
+ * `maxEntries`) and renews the stream's 7-day expiry. It goes out in the client's automatic
+ * pipeline with the request's other commands and is never awaited by the request. Reads skip
+ * entries older than 7 days (a stream written to every day never expires as a whole).
  */
 export class RedisDeliveryLog implements DeliveryLog {
   private readonly now: () => number;
+  private readonly scripts: ScriptCommands;
 
   constructor(
     private readonly client: RedisClient,
     private readonly options: RedisDeliveryLogOptions,
   ) {
     this.now = options.now ?? Date.now;
+    // EVAL the first time on each socket, EVALSHA after (and again EVAL after a NOSCRIPT).
+    client.defineCommand('igwDeliveryLogAppend', { numberOfKeys: 1, lua: APPEND_LUA });
+    this.scripts = client as unknown as ScriptCommands;
   }
 
   append(target: LogTarget, entry: DeliveryEntry): void {
-    const key = this.key(target);
     try {
-      // Two commands, one write: the client's auto-pipelining sends the commands of one tick
-      // together. (An explicit pipeline() on ioredis's Cluster made the commands of other
-      // callers queued in the same tick fail with "Connection is closed".)
-      const added = this.client.xadd(key, 'MAXLEN', '=', String(this.options.maxEntries), '*', 'e', JSON.stringify(entry));
-      const expiring = this.client.pexpire(key, DELIVERY_LOG_MAX_AGE_MS);
-      Promise.all([added, expiring]).catch((error: unknown) => this.options.onLost(error));
+      this.scripts
+        .igwDeliveryLogAppend(this.key(target), String(this.options.maxEntries), String(DELIVERY_LOG_MAX_AGE_MS), JSON.stringify(entry))
+        .catch((error: unknown) => this.options.onLost(error));
     } catch (error) {
       this.options.onLost(error);
     }

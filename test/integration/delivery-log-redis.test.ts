@@ -1,7 +1,7 @@
 /**
  * Contract §13 with the built gateway on the real Redis:
  * - two gateway processes share one delivery log: a refusal on A is read through B;
- * - the log failing (Redis refuses every XADD, through RedisFaultProxy, and nothing else)
+ * - the log failing (Redis refuses its append script, through RedisFaultProxy, and nothing else)
  *   fails no request: it is served, and igw_delivery_log_lost_total counts the lost entries.
  */
 import { join } from 'node:path';
@@ -75,7 +75,8 @@ describe('the delivery log on Redis, seen from two gateway processes', () => {
 
   it('a log that cannot be written fails no request: it is served, and the lost entry is counted', async () => {
     const lostBefore = await metricValue(a.adminUrl, 'igw_delivery_log_lost_total');
-    proxy.refuseNext((args) => args[0].toUpperCase() === 'XADD', 3);
+    // The log's one command per request: its append script (EVAL or EVALSHA) on a deliveries key.
+    proxy.refuseNext((args) => /^EVAL(SHA)?$/i.test(args[0]) && String(args[3]).includes('deliveries:'), 3);
     const responses = [];
     for (let i = 0; i < 3; i++) responses.push(await postWebhook(a.url, 'guarded', { n: 10 + i }, `lost-${i}`, { authorization: `Bearer ${TOKEN}` }));
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
