@@ -3,16 +3,15 @@ import type { AppDeps } from '../app-deps';
 import { accessLogger, logWhenFinished } from './access-log';
 import { recordDeliveryWhenDone } from './delivery-record';
 import { requestIdFor } from './request-id';
-import { securityHeaders } from './security-headers';
+import { securityHeaders, type Header } from './security-headers';
 
 /**
  * What every request gets before routing, in one middleware (each express layer costs a
- * little on every request): helmet's headers, a request id echoed in X-Request-Id, an access
+ * little on every request): the listener's security headers, a request id echoed in X-Request-Id, an access
  * log line when it is done, and `Connection: close` while the process drains.
  */
-export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle' | 'deliveryLog'>): RequestHandler {
+export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle' | 'deliveryLog'>, headers: Header[] = securityHeaders()): RequestHandler {
   const logger = accessLogger(deps.logger);
-  const headers = securityHeaders();
   return (req, res, next) => {
     // A request pipelined behind one that was answered with `Connection: close` (its socket is
     // half-closed) could never be answered: it is not served.
