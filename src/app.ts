@@ -44,9 +44,27 @@ function baseApp(deps: AppDeps, headers: Header[]): express.Express {
   app.set('query parser', 'simple');
   // req.ip: the socket's address, or X-Forwarded-For as far as TRUST_PROXY trusts it.
   app.set('trust proxy', deps.config.TRUST_PROXY ?? false);
+  readClientIpOnce(app);
   app.use(requestContext(deps, headers));
   app.use((deps.tracing ?? passThroughTracing).requests);
   return app;
+}
+
+const CLIENT_IP = Symbol('clientIp');
+
+/**
+ * express's `req.ip` parses X-Forwarded-For (proxy-addr) on every read, and a request reads it
+ * twice (its rate-limit share, its delivery log entry): it is worked out once per request.
+ */
+function readClientIpOnce(app: express.Express): void {
+  const ip = Object.getOwnPropertyDescriptor(express.request, 'ip')!.get!;
+  Object.defineProperty(app.request, 'ip', {
+    configurable: true,
+    enumerable: true,
+    get(this: express.Request & { [CLIENT_IP]?: string }) {
+      return (this[CLIENT_IP] ??= ip.call(this));
+    },
+  });
 }
 
 function finish(app: express.Express, deps: AppDeps): express.Express {
