@@ -2,6 +2,10 @@ import type { RedisClient } from '../redis/connection';
 import { DELIVERY_LOG_MAX_AGE_MS, InvalidCursorError, targetKey, type DeliveryEntry, type DeliveryLog, type DeliveryPage, type LogTarget } from './delivery-log';
 
 const STREAM_ID = /^[0-9]{1,20}-[0-9]{1,20}$/;
+/** A stream's 7 days are pushed back at most this often by one process (a PEXPIRE per request was a seventh of its Redis commands). */
+export const EXPIRY_REFRESH_MS = 60_000;
+/** Streams whose last PEXPIRE time is remembered; past it the memory starts over (each stream then gets one PEXPIRE more). */
+const REMEMBERED_STREAMS = 10_000;
 
 export interface RedisDeliveryLogOptions {
   prefix: string;
@@ -14,12 +18,15 @@ export interface RedisDeliveryLogOptions {
 
 /**
  * Production: one Redis Stream per trigger or channel, shared by every pod. Each request adds
- * one XADD (trimmed to exactly `maxEntries`) and a PEXPIRE of 7 days, sent together in the
- * client's automatic pipeline and never awaited by the request. Reads skip entries older than 7 days (a stream
- * written to every day never expires as a whole).
+ * one XADD (trimmed to exactly `maxEntries`), never awaited by the request; the stream's
+ * PEXPIRE of 7 days goes with it at most once per EXPIRY_REFRESH_MS per process, so a stream
+ * expires 7 days after its last write to within a minute. Reads skip entries older than 7 days
+ * (a stream written to every day never expires as a whole).
  */
 export class RedisDeliveryLog implements DeliveryLog {
   private readonly now: () => number;
+  /** When this process last sent each stream's PEXPIRE. */
+  private readonly expiredAt = new Map<string, number>();
 
   constructor(
     private readonly client: RedisClient,
@@ -35,7 +42,7 @@ export class RedisDeliveryLog implements DeliveryLog {
       // together. (An explicit pipeline() on ioredis's Cluster made the commands of other
       // callers queued in the same tick fail with "Connection is closed".)
       const added = this.client.xadd(key, 'MAXLEN', '=', String(this.options.maxEntries), '*', 'e', JSON.stringify(entry));
-      const expiring = this.client.pexpire(key, DELIVERY_LOG_MAX_AGE_MS);
+      const expiring = this.refreshExpiry(key);
       Promise.all([added, expiring]).catch((error: unknown) => this.options.onLost(error));
     } catch (error) {
       this.options.onLost(error);
@@ -57,6 +64,18 @@ export class RedisDeliveryLog implements DeliveryLog {
   async start(): Promise<void> {}
   async ping(): Promise<void> {}
   async close(): Promise<void> {}
+
+  private refreshExpiry(key: string): Promise<unknown> | undefined {
+    const now = this.now();
+    const last = this.expiredAt.get(key);
+    if (last !== undefined && now - last < EXPIRY_REFRESH_MS) return undefined;
+    if (this.expiredAt.size >= REMEMBERED_STREAMS) this.expiredAt.clear();
+    this.expiredAt.set(key, now);
+    return this.client.pexpire(key, DELIVERY_LOG_MAX_AGE_MS).catch((error: unknown) => {
+      this.expiredAt.delete(key); // sent again with the next write
+      throw error;
+    });
+  }
 
   private key(target: LogTarget): string {
     return `${this.options.prefix}deliveries:${targetKey(target)}`;

@@ -4,7 +4,7 @@
  */
 import type { DeliveryEntry, DeliveryLog, LogTarget } from '../../src/delivery-log/delivery-log';
 import { MemoryDeliveryLog } from '../../src/delivery-log/memory';
-import { RedisDeliveryLog } from '../../src/delivery-log/redis';
+import { EXPIRY_REFRESH_MS, RedisDeliveryLog } from '../../src/delivery-log/redis';
 import { uniquePrefix } from '../helpers/redis';
 import { redisSetups } from '../helpers/redis-setups';
 import { waitUntil } from '../helpers/wait';
@@ -142,5 +142,26 @@ describe('RedisDeliveryLog in Redis', () => {
     await connection.close();
     expect(() => log.append(trigger, entry(2))).not.toThrow();
     await waitUntil(() => lost === 1, 'the lost entry counted');
+  });
+
+  it('sends a stream its 7 days again at most once a minute, and again on the next write after a minute', async () => {
+    const prefix = uniquePrefix('deliveries');
+    const connection = await setup.connect();
+    let now = Date.now();
+    const log = new RedisDeliveryLog(connection.client, { prefix, maxEntries: MAX, onLost: () => undefined, now: () => now });
+    const key = `${prefix}deliveries:trigger:orders`;
+    const entries = async () => (await log.page(trigger, MAX)).entries.length;
+    log.append(trigger, entry(1));
+    await waitUntil(async () => (await connection.client.pttl(key)) > 0, 'the first expiry');
+    await connection.client.persist(key);
+    now += EXPIRY_REFRESH_MS - 1;
+    log.append(trigger, entry(2));
+    await waitUntil(async () => (await entries()) === 2, 'the second entry');
+    expect(await connection.client.pttl(key)).toBe(-1);
+    now += 1;
+    log.append(trigger, entry(3));
+    await waitUntil(async () => (await connection.client.pttl(key)) > 7 * DAY_MS - 60_000, 'the expiry sent again');
+    await setup.deleteKeys(prefix);
+    await connection.close();
   });
 });
