@@ -8,8 +8,12 @@ export const LINGER_TRADE_OFF_MS = 5;
 
 const GOALS = {
   /** Redis + Kafka gateway over the naive receiver, by Node major. */
-  overNaive: { '20': 1.3, '24': 2 } as Record<string, number>,
-  embeddedOverFloor: 0.8,
+  overNaive: { '20': 1.1, '24': 1.5 } as Record<string, number>,
+  /** p99 no worse than the naive receiver's, where asked (issue 24: Node 20). */
+  p99NoWorse: { '20': true } as Record<string, boolean>,
+  embeddedOverFloor: 0.7,
+  /** The delivery log's cost: req/s lost against the same target with DELIVERY_LOG_MAX=0 (issue 23). */
+  deliveryLogCost: 0.05,
   producePer1000: 20,
 };
 
@@ -23,13 +27,14 @@ export function goalLines(rows: Row[]): string[] {
     const find = (prefix: string) => headline.find((row) => row.node === node && row.target.startsWith(prefix));
     const floor = find('floor');
     const naive = find('naive');
-    const embedded = find('gateway, embedded');
+    const embedded = headline.find((row) => row.node === node && row.target === 'gateway, embedded');
     const production = headline.find((row) => row.node === node && row.target === 'gateway, Redis + Kafka');
     const want = GOALS.overNaive[major(node)];
     if (production && naive && naive.rps > 0) {
       const ratio = production.rps / naive.rps;
       if (want !== undefined) lines.push(`- ${node}: Redis + Kafka ${ratio.toFixed(2)}× the naive receiver (goal ≥ ${want}×): ${mark(ratio >= want)}`);
-      lines.push(`- ${node}: Redis + Kafka p99 ${production.p99} ms, naive receiver ${naive.p99} ms (goal: no worse): ${mark(production.p99 <= naive.p99)}`);
+      const p99 = `- ${node}: Redis + Kafka p99 ${production.p99} ms, naive receiver ${naive.p99} ms`;
+      lines.push(GOALS.p99NoWorse[major(node)] ? `${p99} (goal: no worse): ${mark(production.p99 <= naive.p99)}` : p99);
     }
     if (embedded && floor && floor.rps > 0) {
       const ratio = embedded.rps / floor.rps;
@@ -38,6 +43,14 @@ export function goalLines(rows: Row[]): string[] {
     if (production?.producePer1000 !== undefined) {
       lines.push(
         `- ${node}: ${production.producePer1000} Produce requests per 1000 records (goal ≤ ${GOALS.producePer1000}; naive receiver ${naive?.producePer1000 ?? '?'}): ${mark(production.producePer1000 <= GOALS.producePer1000)}`,
+      );
+    }
+    for (const [mode, withLog] of [['embedded', embedded], ['Redis + Kafka', production]] as const) {
+      const withoutLog = find(`gateway, ${mode}, DELIVERY_LOG_MAX=0`);
+      if (!withLog || !withoutLog || withoutLog.rps <= 0) continue;
+      const cost = 1 - withLog.rps / withoutLog.rps;
+      lines.push(
+        `- ${node}: delivery log cost, ${mode}: ${(cost * 100).toFixed(1)}% of req/s (${withLog.rps} against ${withoutLog.rps} with DELIVERY_LOG_MAX=0; CPU ms / 1000 ${withLog.cpuMsPer1000} against ${withoutLog.cpuMsPer1000}) (goal ≤ ${GOALS.deliveryLogCost * 100}%): ${mark(cost <= GOALS.deliveryLogCost)}`,
       );
     }
     const lingering = find(`gateway, Redis + Kafka, BATCH_LINGER_MS=`);

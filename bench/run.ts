@@ -28,6 +28,8 @@ interface Options {
   rounds: number;
   /** Another build's dist/ folder: its gateway runs beside this one (before/after in one run). */
   baseline?: string;
+  /** Only the targets whose name contains one of these (comma-separated), to keep runs short while iterating. */
+  targets?: string[];
 }
 
 export interface Row extends LoadResult {
@@ -51,6 +53,7 @@ function parseArgs(argv: string[]): Options {
     memory: !argv.includes('--no-memory'),
     rounds: Number(get('rounds') ?? 2),
     baseline: get('baseline'),
+    targets: get('targets')?.split(','),
   };
 }
 
@@ -114,7 +117,9 @@ async function main(): Promise<void> {
       for (const node of nodes) {
         const unlimited = { TRIGGERS_FILE: registryFile, RATE_LIMIT_DEFAULT: '1000000/60', RATE_LIMIT_WORKSPACE: '1000000/60' };
         const candidates = scenario.files && fileStore ? fileTargets(work, unlimited, fileStore, ROOT) : targets(work, registryFile, kafka, options.baseline);
-        const chosen = candidates.filter((t) => !t.headlineOnly || scenario.name === HEADLINE);
+        const chosen = candidates
+          .filter((t) => !t.headlineOnly || scenario.name === HEADLINE)
+          .filter((t) => !options.targets || options.targets.some((part) => t.name.includes(part)));
         const rounds = scenario.name === HEADLINE ? options.rounds : 1;
         const best = new Map<string, Row>();
         for (let round = 1; round <= rounds; round++) {

@@ -62,6 +62,12 @@ export function targets(work: string, registryFile: string, kafka: KafkaMock, ba
       produceStats: gatewayProduceStats,
       headlineOnly: true,
     },
+    {
+      name: 'gateway, embedded, DELIVERY_LOG_MAX=0',
+      script: join(ROOT, 'dist', 'main.js'),
+      env: () => ({ EVENTS_DIR: mkdtempSync(join(work, 'events-')), ...unlimited, DELIVERY_LOG_MAX: '0' }),
+      headlineOnly: true,
+    },
     { name: 'gateway, Redis + Kafka, DELIVERY_LOG_MAX=0', script: join(ROOT, 'dist', 'main.js'), env: () => ({ ...production(), ...unlimited, DELIVERY_LOG_MAX: '0' }), produceStats: gatewayProduceStats, headlineOnly: true },
     ...(baseline
       ? [

@@ -2,6 +2,7 @@ import express from 'express';
 import type { AppDeps } from './app-deps';
 import { errorHandler, notFound } from './http/error-handler';
 import { requestContext } from './http/request-context';
+import { machineHeaders, securityHeaders, type Header } from './http/security-headers';
 import { adminRoutes } from './routes/admin';
 import { healthRoutes, livenessRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
@@ -15,7 +16,7 @@ import { passThroughTracing } from './tracing/tracing';
  * only: no I/O happens here.
  */
 export function createApp(deps: AppDeps): express.Express {
-  const app = baseApp(deps);
+  const app = baseApp(deps, machineHeaders());
   app.use(livenessRoutes());
   app.use(webhookRoutes(deps));
   app.use(channelRoutes(deps));
@@ -28,7 +29,7 @@ export function createApp(deps: AppDeps): express.Express {
  * inside the cluster.
  */
 export function createAdminApp(deps: AppDeps): express.Express {
-  const app = baseApp(deps);
+  const app = baseApp(deps, securityHeaders());
   app.use(healthRoutes(deps));
   app.use(metricsRoutes(deps));
   app.use(adminRoutes(deps));
@@ -36,16 +37,34 @@ export function createAdminApp(deps: AppDeps): express.Express {
   return finish(app, deps);
 }
 
-function baseApp(deps: AppDeps): express.Express {
+function baseApp(deps: AppDeps, headers: Header[]): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   // req.ip: the socket's address, or X-Forwarded-For as far as TRUST_PROXY trusts it.
   app.set('trust proxy', deps.config.TRUST_PROXY ?? false);
-  app.use(requestContext(deps));
+  readClientIpOnce(app);
+  app.use(requestContext(deps, headers));
   app.use((deps.tracing ?? passThroughTracing).requests);
   return app;
+}
+
+const CLIENT_IP = Symbol('clientIp');
+
+/**
+ * express's `req.ip` parses X-Forwarded-For (proxy-addr) on every read, and a request reads it
+ * twice (its rate-limit share, its delivery log entry): it is worked out once per request.
+ */
+function readClientIpOnce(app: express.Express): void {
+  const ip = Object.getOwnPropertyDescriptor(express.request, 'ip')!.get!;
+  Object.defineProperty(app.request, 'ip', {
+    configurable: true,
+    enumerable: true,
+    get(this: express.Request & { [CLIENT_IP]?: string }) {
+      return (this[CLIENT_IP] ??= ip.call(this));
+    },
+  });
 }
 
 function finish(app: express.Express, deps: AppDeps): express.Express {

@@ -4,18 +4,17 @@ import { accessLogger, logWhenFinished } from './access-log';
 import { openContext } from './context';
 import { recordDeliveryWhenDone } from './delivery-record';
 import { requestIdFor } from './request-id';
-import { securityHeaders } from './security-headers';
+import { securityHeaders, type Header } from './security-headers';
 import { duplicateHost } from './single-host';
 
 /**
  * What every request gets before routing, in one middleware (each express layer costs a
- * little on every request): helmet's headers, a request id echoed in X-Request-Id, an access
- * log line when it is done, `Connection: close` while the process drains, and 400 to a request
- * with two Host headers.
+ * little on every request): the listener's security headers, a request id echoed in
+ * X-Request-Id, an access log line when it is done, `Connection: close` while the process
+ * drains, and 400 to a request with two Host headers.
  */
-export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle' | 'deliveryLog'>): RequestHandler {
+export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle' | 'deliveryLog'>, headers: Header[] = securityHeaders()): RequestHandler {
   const logger = accessLogger(deps.logger);
-  const headers = securityHeaders();
   return (req, res, next) => {
     // A request pipelined behind one that was answered with `Connection: close` (its socket is
     // half-closed) could never be answered: it is not served.

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Refusal } from '../outcomes/refusal';
 import type { BodyLease, Refusal as NoRoom } from './body-budget';
+import { watchBody } from './body-watch';
 import { guarded } from './guard';
 
 /** The slowest body accepted: at least `limit` bytes in every `windowSeconds` until it ends. */
@@ -40,17 +41,22 @@ export function readRawBody(req: IncomingMessage, rules: BodyRules): Promise<Buf
     let size = 0;
     let sizeAtLastCheck = 0;
     const windowMs = minRate.windowSeconds * 1000;
-    const rateCheck = setInterval(() => {
-      if (size - sizeAtLastCheck < minRate.limit) refuse(tooSlow(minRate));
-      sizeAtLastCheck = size;
-    }, windowMs);
-    const deadline = setTimeout(
-      () => refuse(new Refusal('request_timeout', 'the request did not arrive in time; send it again', { timeoutMs: rules.timeoutMs })),
-      rules.timeoutMs,
-    );
+    const started = Date.now();
+    const deadline = started + rules.timeoutMs;
+    let nextRateCheck = started + windowMs;
+    const unwatch = watchBody({
+      check(now) {
+        if (now >= deadline) {
+          return refuse(new Refusal('request_timeout', 'the request did not arrive in time; send it again', { timeoutMs: rules.timeoutMs }));
+        }
+        if (now < nextRateCheck) return;
+        nextRateCheck += windowMs;
+        if (size - sizeAtLastCheck < minRate.limit) return refuse(tooSlow(minRate));
+        sizeAtLastCheck = size;
+      },
+    });
     const cleanup = () => {
-      clearInterval(rateCheck);
-      clearTimeout(deadline);
+      unwatch();
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);

@@ -1,6 +1,7 @@
 /**
- * helmet's headers are computed once at start-up (src/http/security-headers.ts): every answer
- * of both listeners still carries exactly what helmet itself sets on a response.
+ * The admin listener answers with helmet's headers, computed once at start-up
+ * (src/http/security-headers.ts); the public listener answers machines (webhook senders, chat
+ * platforms) with the headers they use, without helmet's browser headers.
  */
 import express from 'express';
 import request from 'supertest';
@@ -17,21 +18,39 @@ async function helmetHeaders(): Promise<Record<string, string>> {
   return Object.fromEntries(Object.entries(withHelmet).filter(([name]) => !(name in without) && name !== 'date'));
 }
 
-describe("helmet's headers on every answer", () => {
-  it('a 200, a 401, a 404 and an admin answer carry each of helmet headers with its value', async () => {
+describe('security headers', () => {
+  it("an admin answer carries each of helmet's headers with its value", async () => {
     const expected = await helmetHeaders();
     expect(Object.keys(expected)).toEqual(expect.arrayContaining(['x-content-type-options', 'strict-transport-security', 'x-frame-options']));
+    const t = testApp();
+    await t.addTrigger('hdr', triggerInput({ auth: { token: TRIGGER_TOKEN } }));
+    const answers = [
+      await request(t.admin).get('/admin/triggers/hdr').set('Authorization', `Bearer ${ADMIN_TOKEN}`),
+      await request(t.admin).get('/admin/triggers/missing').set('Authorization', `Bearer ${ADMIN_TOKEN}`),
+    ];
+    expect(answers.map((res) => res.status)).toEqual([200, 404]);
+    for (const res of answers) {
+      for (const [name, value] of Object.entries(expected)) expect({ name, value: res.headers[name] }).toEqual({ name, value });
+    }
+  });
+
+  it("a public 202, 401 and 404 carry nosniff, no-store and the request id, and none of helmet's browser headers", async () => {
+    const browserOnly = Object.keys(await helmetHeaders()).filter((name) => name !== 'x-content-type-options');
+    expect(browserOnly).toEqual(expect.arrayContaining(['strict-transport-security', 'x-frame-options', 'referrer-policy']));
     const t = testApp();
     await t.addTrigger('hdr', triggerInput({ auth: { token: TRIGGER_TOKEN } }));
     const answers = [
       await request(t.app).post(hookUrl('hdr')).set('Authorization', `Bearer ${TRIGGER_TOKEN}`).send({ a: 1 }),
       await request(t.app).post(hookUrl('hdr')).set('Authorization', 'Bearer wrong').send({ a: 1 }),
       await request(t.app).post(hookUrl('missing')).send({ a: 1 }),
-      await request(t.admin).get('/admin/triggers/hdr').set('Authorization', `Bearer ${ADMIN_TOKEN}`),
     ];
-    expect(answers.map((res) => res.status)).toEqual([200, 401, 404, 200]);
+    expect(answers.map((res) => res.status)).toEqual([200, 401, 404]);
     for (const res of answers) {
-      for (const [name, value] of Object.entries(expected)) expect({ name, value: res.headers[name] }).toEqual({ name, value });
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['x-request-id']).toEqual(expect.any(String));
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      for (const name of browserOnly) expect({ name, value: res.headers[name] }).toEqual({ name, value: undefined });
     }
   });
 });
