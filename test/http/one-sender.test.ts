@@ -44,6 +44,20 @@ describe('Twilio on a trigger and on a channel', () => {
     expect(res.text).toBe('<Response></Response>');
     expect(t.sink.records).toHaveLength(before + 1);
   });
+
+  // A signature over the URL alone covers no body but a form's (or one under bodySHA256).
+  it.each([
+    ['trigger', routes.trigger, 'application/json', '{"Body":"forged"}'],
+    ['channel', routes.channel.replace('PROVIDER', 'twilio'), 'application/json', '{"Body":"forged"}'],
+    ['trigger', routes.trigger, 'text/plain', 'forged'],
+    ['channel', routes.channel.replace('PROVIDER', 'twilio'), 'text/plain', 'forged'],
+  ])('refuses on the %s route a %s body signed over the URL alone (401 signature_invalid)', async (_route, path, type, body) => {
+    const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC}${path}`, {});
+    const before = t.sink.records.length;
+    const res = await request(t.app).post(path).set('Content-Type', type).set('X-Twilio-Signature', signature).send(body);
+    expect(expectError(res, 'UNAUTHORIZED').details).toEqual({ reason: 'signature_invalid' });
+    expect(t.sink.records).toHaveLength(before);
+  });
 });
 
 describe('Meta on a trigger and on a WhatsApp channel', () => {
