@@ -77,6 +77,12 @@ describe('Meta on a trigger and on a WhatsApp channel', () => {
     expect(res.text).not.toContain('<svg');
   });
 
+  // A GET with hub.mode is the handshake (contract §3): 400 when it cannot be answered, not 405.
+  it.each(paths)('refuses 400 invalid_handshake a subscribe without hub.challenge on the %s route', async (_route, path) => {
+    const res = await request(t.app).get(path).query({ 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN });
+    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_handshake' });
+  });
+
   it.each(paths)('echoes a numeric challenge on the %s route', async (_route, path) => {
     const res = await request(t.app).get(path).query({ 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1158201444' });
     expect(res.status).toBe(200);

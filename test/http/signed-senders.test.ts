@@ -39,6 +39,8 @@ describe('X: the CRC handshake is no signing oracle', () => {
     await t.addTrigger('x', triggerInput({ provider: { name: 'x', secrets: [X_SECRET] } }));
     await t.addTrigger('x-probe', triggerInput({ provider: { name: 'x', secrets: [X_SECRET] } }));
     await t.addTrigger('x-forge', triggerInput({ provider: { name: 'x', secrets: [X_SECRET] } }));
+    await t.addTrigger('x-empty', triggerInput({ provider: { name: 'x', secrets: [X_SECRET] } }));
+    await t.addTrigger('x-repeated', triggerInput({ provider: { name: 'x', secrets: [X_SECRET] } }));
   });
 
   it('answers a token of X\'s shape, and refuses 400 a token with other characters or longer than 128', async () => {
@@ -50,6 +52,15 @@ describe('X: the CRC handshake is no signing oracle', () => {
       const res = await request(t.app).get(hookUrl('x')).query({ crc_token: bad });
       expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_handshake' });
     }
+  });
+
+  // Present but not X's shape is a refused CRC (contract §10), not a GET without a handshake (405).
+  it.each([
+    ['empty', 'x-empty', 'crc_token='],
+    ['repeated', 'x-repeated', 'crc_token=a&crc_token=b'],
+  ])('refuses 400 invalid_handshake a crc_token that is %s', async (_label, path, query) => {
+    const res = await request(t.app).get(`${hookUrl(path)}?${query}`);
+    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_handshake' });
   });
 
   it('counts a refused handshake as a failed authentication: the client is throttled', async () => {
