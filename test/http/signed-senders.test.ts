@@ -309,3 +309,24 @@ describe('idempotency windows never below the signature tolerance (contract §5)
     expect(later.headers['idempotent-replayed']).toBeUndefined();
   });
 });
+
+// docs/providers.md: GitLab's own Idempotency-Key is its delivery id; the body claim still covers a replay.
+describe('GitLab: Idempotency-Key is its own delivery id, backed by the body claim', () => {
+  const t = testApp();
+  const GITLAB_TOKEN = 'gitlab-signed-senders-token';
+  beforeAll(async () => {
+    await t.addTrigger('gitlab', triggerInput({ provider: { name: 'gitlab', secrets: [GITLAB_TOKEN] } }));
+  });
+  const body = JSON.stringify({ object_kind: 'merge_request', object_attributes: { id: 99, action: 'open' } });
+  const post = (key: string) =>
+    request(t.app).post(hookUrl('gitlab')).set('Content-Type', 'application/json').set('X-Gitlab-Token', GITLAB_TOKEN).set('Idempotency-Key', key).send(body);
+
+  it('names the delivery by Idempotency-Key, and answers the same body under a fresh key as a replay', async () => {
+    const first = await post('908a6d9e-45fd-46c8-97e6-c4f350f219dd');
+    expect(first.status).toBe(200);
+    expect(eventOf(t.sink.records[0]).data.provider.deliveryId).toBe('908a6d9e-45fd-46c8-97e6-c4f350f219dd');
+    const replay = await post('00000000-0000-4000-8000-000000000000');
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(t.sink.records).toHaveLength(1);
+  });
+});
