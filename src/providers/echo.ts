@@ -9,7 +9,3 @@ export function plainTextEcho(value: unknown): HandshakeAnswer | undefined {
   if (value.length > MAX_ECHO) return 'invalid';
   return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' }, body: value };
 }
-
-export function tooLongToAnswer(value: string): boolean {
-  return value.length > MAX_ECHO;
-}

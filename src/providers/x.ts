@@ -37,8 +37,9 @@ export const x: Provider = {
     describe: 'CRC GET ?crc_token=<1–128 of [A-Za-z0-9+/=_-]> : 200 {"response_token":"sha256=<base64 HMAC-SHA256(consumer secret, crc_token)>"}; another token 400',
     answer({ query, secret }) {
       const token = query.crc_token;
-      if (typeof token !== 'string' || token === '') return undefined;
-      if (!CRC_TOKEN.test(token)) return 'invalid';
+      if (token === undefined) return undefined;
+      // Present but empty, repeated or of another shape: a CRC the gateway will not answer.
+      if (typeof token !== 'string' || !CRC_TOKEN.test(token)) return 'invalid';
       const responseToken = `sha256=${hmac('sha256', secret, token).toString('base64')}`;
       return { status: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ response_token: responseToken }) };
     },

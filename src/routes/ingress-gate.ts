@@ -57,14 +57,18 @@ export class IngressGate {
     this.client = clientAddress(req);
   }
 
-  /** Runs a credential check that throws a 401/403 Refusal when it fails; returns what it returns. */
+  /**
+   * Runs a credential check that throws a 401/403 Refusal when it fails; returns what it returns.
+   * A refused handshake (400 `invalid_handshake`) counts as a failed authentication too, on
+   * every route, so nobody can use a handshake as an oracle at will.
+   */
   async verify<T>(check: () => T | Promise<T>, diagnose?: () => SignatureDiagnostics): Promise<T> {
     this.admitted ??= this.admit();
     await this.admitted;
     try {
       return await check();
     } catch (error) {
-      if (error instanceof Refusal && (error.status === 401 || error.status === 403)) {
+      if (error instanceof Refusal && (error.status === 401 || error.status === 403 || error.reason === 'invalid_handshake')) {
         // A refused signature says why in the delivery log (contract §13), never what was expected.
         if (diagnose && error.status === 401) this.note({ diagnostics: { ...diagnose() } });
         await this.countFailure();
@@ -79,7 +83,7 @@ export class IngressGate {
   }
 
   /** One more failed authentication of this client on this target (a refused handshake counts too). */
-  async countFailure(): Promise<void> {
+  private async countFailure(): Promise<void> {
     await this.deps.enforceRateLimits.authFailures.recordFailure(this.failureKey(), this.deps.config.AUTH_FAILURE_LIMIT);
   }
 

@@ -4,7 +4,6 @@ import type { ProviderRequest } from '../providers/gate';
 import { contextOf } from '../http/context';
 import { noteDelivery } from '../http/delivery-notes';
 import type { SuccessOutcome } from '../outcomes/reasons';
-import { Refusal } from '../outcomes/refusal';
 import { getHandshake, hasGetHandshake } from '../providers/gate';
 import type { Reply } from '../providers/provider';
 import { PATH_PATTERN } from '../registry/schemas';
@@ -39,13 +38,6 @@ export async function answerGet(deps: AppDeps, req: Request, res: Response): Pro
   const stored = trigger?.deployed ? trigger.provider : undefined;
   if (!trigger || !hasGetHandshake(stored)) return sendReply(res, getHandshake(undefined, providerRequest(req, deps)));
   const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
-  const reply = await gate.verify(async () => {
-    try {
-      return getHandshake(stored, providerRequest(req, deps));
-    } catch (error) {
-      if (error instanceof Refusal && error.reason === 'invalid_handshake') await gate.countFailure();
-      throw error;
-    }
-  });
+  const reply = await gate.verify(() => getHandshake(stored, providerRequest(req, deps)));
   sendReply(res, reply);
 }

@@ -136,4 +136,19 @@ describe('provider GET handshakes with a wrong verify token are failed authentic
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.text).toBe('1158201444');
   });
+
+  // Contract §10 "one sender, one behaviour": a refused challenge counts on both routes alike.
+  it.each([
+    ['a trigger with provider meta', META_TRIGGER],
+    ['a WhatsApp channel', CHANNEL],
+  ])('on %s: a challenge refused 400 counts as a failed authentication', async (_route, path) => {
+    const t = await setUp();
+    await t.addTrigger('meta-guessed', triggerInput({ provider: { name: 'meta', secrets: [APP_SECRET], options: { verifyToken: VERIFY_TOKEN } } }));
+    const handshake = (challenge: string) =>
+      request(t.app).get(path).set('X-Forwarded-For', ATTACKER).query({ 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': challenge });
+    for (let i = 0; i < 3; i++) {
+      expect(expectError(await handshake(`<b>${i}</b>`), 'BAD_REQUEST').details).toEqual({ reason: 'invalid_handshake' });
+    }
+    expectThrottled(await handshake('1158201444'));
+  });
 });

@@ -44,6 +44,20 @@ describe('Twilio on a trigger and on a channel', () => {
     expect(res.text).toBe('<Response></Response>');
     expect(t.sink.records).toHaveLength(before + 1);
   });
+
+  // A signature over the URL alone covers no body but a form's (or one under bodySHA256).
+  it.each([
+    ['trigger', routes.trigger, 'application/json', '{"Body":"forged"}'],
+    ['channel', routes.channel.replace('PROVIDER', 'twilio'), 'application/json', '{"Body":"forged"}'],
+    ['trigger', routes.trigger, 'text/plain', 'forged'],
+    ['channel', routes.channel.replace('PROVIDER', 'twilio'), 'text/plain', 'forged'],
+  ])('refuses on the %s route a %s body signed over the URL alone (401 signature_invalid)', async (_route, path, type, body) => {
+    const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC}${path}`, {});
+    const before = t.sink.records.length;
+    const res = await request(t.app).post(path).set('Content-Type', type).set('X-Twilio-Signature', signature).send(body);
+    expect(expectError(res, 'UNAUTHORIZED').details).toEqual({ reason: 'signature_invalid' });
+    expect(t.sink.records).toHaveLength(before);
+  });
 });
 
 describe('Meta on a trigger and on a WhatsApp channel', () => {
@@ -61,6 +75,12 @@ describe('Meta on a trigger and on a WhatsApp channel', () => {
     const res = await request(t.app).get(path).query({ 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '<svg onload=alert(1)>' });
     expectError(res, 'BAD_REQUEST');
     expect(res.text).not.toContain('<svg');
+  });
+
+  // A GET with hub.mode is the handshake (contract §3): 400 when it cannot be answered, not 405.
+  it.each(paths)('refuses 400 invalid_handshake a subscribe without hub.challenge on the %s route', async (_route, path) => {
+    const res = await request(t.app).get(path).query({ 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN });
+    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_handshake' });
   });
 
   it.each(paths)('echoes a numeric challenge on the %s route', async (_route, path) => {

@@ -39,6 +39,8 @@ describe('X: the CRC handshake is no signing oracle', () => {
     await t.addTrigger('x', triggerInput({ provider: { name: 'x', secrets: [X_SECRET] } }));
     await t.addTrigger('x-probe', triggerInput({ provider: { name: 'x', secrets: [X_SECRET] } }));
     await t.addTrigger('x-forge', triggerInput({ provider: { name: 'x', secrets: [X_SECRET] } }));
+    await t.addTrigger('x-empty', triggerInput({ provider: { name: 'x', secrets: [X_SECRET] } }));
+    await t.addTrigger('x-repeated', triggerInput({ provider: { name: 'x', secrets: [X_SECRET] } }));
   });
 
   it('answers a token of X\'s shape, and refuses 400 a token with other characters or longer than 128', async () => {
@@ -50,6 +52,15 @@ describe('X: the CRC handshake is no signing oracle', () => {
       const res = await request(t.app).get(hookUrl('x')).query({ crc_token: bad });
       expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_handshake' });
     }
+  });
+
+  // Present but not X's shape is a refused CRC (contract §10), not a GET without a handshake (405).
+  it.each([
+    ['empty', 'x-empty', 'crc_token='],
+    ['repeated', 'x-repeated', 'crc_token=a&crc_token=b'],
+  ])('refuses 400 invalid_handshake a crc_token that is %s', async (_label, path, query) => {
+    const res = await request(t.app).get(`${hookUrl(path)}?${query}`);
+    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_handshake' });
   });
 
   it('counts a refused handshake as a failed authentication: the client is throttled', async () => {
@@ -296,5 +307,26 @@ describe('idempotency windows never below the signature tolerance (contract §5)
     const later = await post();
     expect(later.status).toBe(200);
     expect(later.headers['idempotent-replayed']).toBeUndefined();
+  });
+});
+
+// docs/providers.md: GitLab's own Idempotency-Key is its delivery id; the body claim still covers a replay.
+describe('GitLab: Idempotency-Key is its own delivery id, backed by the body claim', () => {
+  const t = testApp();
+  const GITLAB_TOKEN = 'gitlab-signed-senders-token';
+  beforeAll(async () => {
+    await t.addTrigger('gitlab', triggerInput({ provider: { name: 'gitlab', secrets: [GITLAB_TOKEN] } }));
+  });
+  const body = JSON.stringify({ object_kind: 'merge_request', object_attributes: { id: 99, action: 'open' } });
+  const post = (key: string) =>
+    request(t.app).post(hookUrl('gitlab')).set('Content-Type', 'application/json').set('X-Gitlab-Token', GITLAB_TOKEN).set('Idempotency-Key', key).send(body);
+
+  it('names the delivery by Idempotency-Key, and answers the same body under a fresh key as a replay', async () => {
+    const first = await post('908a6d9e-45fd-46c8-97e6-c4f350f219dd');
+    expect(first.status).toBe(200);
+    expect(eventOf(t.sink.records[0]).data.provider.deliveryId).toBe('908a6d9e-45fd-46c8-97e6-c4f350f219dd');
+    const replay = await post('00000000-0000-4000-8000-000000000000');
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(t.sink.records).toHaveLength(1);
   });
 });

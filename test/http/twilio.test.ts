@@ -222,11 +222,13 @@ describe('Twilio Messaging webhooks (contract §11)', () => {
     expect(t.sink.records).toHaveLength(1);
   });
 
-  it('answers 415 for a signed body that is neither a form nor the bodySHA256 variant', async () => {
+  // A signature over the URL alone does not cover such a body (contract §10).
+  it('answers 401 signature_invalid for a body that is neither a form nor the bodySHA256 variant', async () => {
     const t = await freshApp();
     const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, PUBLIC + PATH, {});
     const res = await request(t.app).post(PATH).set('Content-Type', 'text/plain').set('X-Twilio-Signature', signature).send('hello');
-    expectError(res, 'UNSUPPORTED_MEDIA_TYPE');
+    expect(expectError(res, 'UNAUTHORIZED').details).toEqual({ reason: 'signature_invalid' });
+    expect(t.sink.records).toHaveLength(0);
   });
 
   // Malformed is "no usable signature", as on a trigger with provider twilio (contract §10).

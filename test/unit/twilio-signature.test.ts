@@ -1,40 +1,47 @@
 /**
- * X-Twilio-Signature against the vectors of Twilio's official Node SDK test suite
- * (repository twilio/twilio-node, file spec/validation.spec.js, "Request validation"), and
- * against signatures made by the `twilio` package itself for the other cases.
+ * verifyTwilio (the one check both Twilio routes use) against the vectors of Twilio's official
+ * Node SDK test suite (repository twilio/twilio-node, file spec/validation.spec.js, "Request
+ * validation"), and against signatures made by the `twilio` package itself for the other cases.
  */
 import { createHash } from 'node:crypto';
 import twilio from 'twilio';
-import {
-  computeTwilioSignature,
-  twilioUrlCandidates,
-  verifyTwilioBodyHash,
-  verifyTwilioSignature,
-  type TwilioParams,
-} from '../../src/providers/twilio/signature';
+import { twilioUrlCandidates, verifyTwilio } from '../../src/providers/twilio/signature';
 
-const params = (record: Record<string, string | string[]>): TwilioParams =>
-  new Map(Object.entries(record).map(([name, value]) => [name, Array.isArray(value) ? value : [value]]));
+type Params = Record<string, string | string[]>;
+
+/** The form body Twilio posts for these parameters (a repeated one once per value). */
+function formOf(record: Params): string {
+  const form = new URLSearchParams();
+  for (const [name, value] of Object.entries(record)) for (const one of Array.isArray(value) ? value : [value]) form.append(name, one);
+  return form.toString();
+}
+
+/** verifyTwilio's verdict on a POST of `body` (a form of `record`, or raw text) to `url`. */
+function verified(authToken: string, signature: string | undefined, url: string, body: Params | string, contentType?: string): boolean {
+  const raw = Buffer.from(typeof body === 'string' ? body : formOf(body));
+  const type = contentType ?? (typeof body === 'string' ? 'application/json' : 'application/x-www-form-urlencoded');
+  const headers = signature === undefined ? { 'content-type': type } : { 'content-type': type, 'x-twilio-signature': signature };
+  return verifyTwilio({ headers, query: {}, url, secrets: [authToken], options: {}, toleranceSeconds: 300, nowSeconds: 0, raw }).ok;
+}
 
 // twilio/twilio-node spec/validation.spec.js
 const token = '12345';
 const requestUrl = 'https://mycompany.com/myapp.php?foo=1&bar=2';
-const defaultParams = params({
+const defaultParams: Params = {
   CallSid: 'CA1234567890ABCDE',
   Caller: '+14158675309',
   Digits: '1234',
   From: '+14158675309',
   To: '+18005551212',
-});
+};
 const defaultSignature = 'RSOYDt4T1cUTdK1PDd93/VVr8B8=';
 const body = '{"property": "value", "boolean": true}';
 const bodySignature = '0a1ff7634d9ab3b95db5c9a2dfe9416e41502b283a80c7cf19632632f96e6620';
-const none = params({});
+const none: Params = {};
 
 describe("X-Twilio-Signature: the vectors of twilio-node's spec/validation.spec.js", () => {
   it('computes the default signature of a form request', () => {
-    expect(computeTwilioSignature(token, requestUrl, defaultParams)).toBe(defaultSignature);
-    expect(verifyTwilioSignature(token, defaultSignature, requestUrl, defaultParams)).toBe(true);
+    expect(verified(token, defaultSignature, requestUrl, defaultParams)).toBe(true);
   });
 
   it.each([
@@ -42,31 +49,39 @@ describe("X-Twilio-Signature: the vectors of twilio-node's spec/validation.spec.
     ['no signature', undefined],
     ['an empty signature', ''],
   ])('refuses %s', (_label, header) => {
-    expect(verifyTwilioSignature(token, header, requestUrl, defaultParams)).toBe(false);
+    expect(verified(token, header, requestUrl, defaultParams)).toBe(false);
   });
 
   it('validates a JSON body through bodySHA256 (URL signed without parameters)', () => {
     expect(createHash('sha256').update(body).digest('hex')).toBe(bodySignature);
     const url = `${requestUrl}&bodySHA256=${bodySignature}`;
-    expect(verifyTwilioSignature(token, 'a9nBmqA0ju/hNViExpshrM61xv4=', url, none)).toBe(true);
-    expect(verifyTwilioBodyHash(Buffer.from(body), url)).toBe(true);
-    expect(verifyTwilioBodyHash(Buffer.from(`${body} `), url)).toBe(false);
+    expect(verified(token, 'a9nBmqA0ju/hNViExpshrM61xv4=', url, body)).toBe(true);
+    expect(verified(token, 'a9nBmqA0ju/hNViExpshrM61xv4=', url, `${body} `)).toBe(false);
   });
 
   it('validates an empty JSON body', () => {
     const url = `${requestUrl}&bodySHA256=44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a`;
-    expect(verifyTwilioSignature(token, 'Ldidvp12m26NI7eqEvxnEpkd9Hc=', url, none)).toBe(true);
-    expect(verifyTwilioBodyHash(Buffer.from('{}'), url)).toBe(true);
+    expect(verified(token, 'Ldidvp12m26NI7eqEvxnEpkd9Hc=', url, '{}')).toBe(true);
   });
 
   it('validates a URL whose only query parameter is bodySHA256', () => {
     const url = `https://mycompany.com/myapp.php?bodySHA256=${bodySignature}`;
-    expect(verifyTwilioSignature(token, 'y77kIzt2vzLz71DgmJGsen2scGs=', url, none)).toBe(true);
-    expect(verifyTwilioBodyHash(Buffer.from(body), url)).toBe(true);
+    expect(verified(token, 'y77kIzt2vzLz71DgmJGsen2scGs=', url, body)).toBe(true);
   });
 
-  it('fails a body check when the URL has no bodySHA256', () => {
-    expect(verifyTwilioBodyHash(Buffer.from(body), requestUrl)).toBe(false);
+  // Signed over the URL alone, a body that is neither a form nor under bodySHA256 is not covered.
+  it.each([
+    ['JSON', 'application/json', body],
+    ['text', 'text/plain', 'hello'],
+    ['XML', 'application/xml', '<Response/>'],
+  ])('refuses a %s body when the URL has no bodySHA256, even under a signature of the URL', (_label, type, payload) => {
+    const signature = twilio.getExpectedTwilioSignature(token, requestUrl, {});
+    expect(verified(token, signature, requestUrl, payload, type)).toBe(false);
+  });
+
+  it('accepts an empty body signed over the URL alone, and a form posted without a type', () => {
+    expect(verified(token, twilio.getExpectedTwilioSignature(token, requestUrl, {}), requestUrl, '', 'application/json')).toBe(true);
+    expect(verified(token, defaultSignature, requestUrl, formOf(defaultParams), '')).toBe(true);
   });
 
   it.each([
@@ -79,7 +94,7 @@ describe("X-Twilio-Signature: the vectors of twilio-node's spec/validation.spec.
     ['a URL with credentials, by adding the port', 'https://user:pass@mycompany.com/myapp.php?foo=1&bar=2', 'ZQFR1PTIZXF2MXB8ZnKCvnnA+rI='],
     ['a URL with special characters', `${requestUrl}&Body=It's+amazing`, 'TfZzewPq8wqrGlMfyAud8+/IvJ0='],
   ])('validates %s', (_label, url, signature) => {
-    expect(verifyTwilioSignature(token, signature, url, defaultParams)).toBe(true);
+    expect(verified(token, signature, url, defaultParams)).toBe(true);
   });
 
   it('validates a repeated parameter whatever the order of its values', () => {
@@ -87,19 +102,20 @@ describe("X-Twilio-Signature: the vectors of twilio-node's spec/validation.spec.
       ['+1325xxxxxxx', '+1415xxxxxxx'],
       ['+1415xxxxxxx', '+1325xxxxxxx'],
     ]) {
-      const repeated = params({ 'MessagingBinding.Address': addresses });
-      expect(verifyTwilioSignature(token, '83O6e2vORAoJHUNzJjDWN1jz+BA=', requestUrl, repeated)).toBe(true);
+      const repeated: Params = { 'MessagingBinding.Address': addresses };
+      expect(verified(token, '83O6e2vORAoJHUNzJjDWN1jz+BA=', requestUrl, repeated)).toBe(true);
     }
   });
 
   it('validates several parameters with repeated, duplicated values', () => {
-    const multi = params({ Sid: 'CA123', SidAccount: 'AC123', Digits: ['5678', '1234', '1234'] });
-    expect(verifyTwilioSignature(token, 'IK+Dwps556ElfBT0I3Rgjkr1wJU=', requestUrl, multi)).toBe(true);
+    const multi: Params = { Sid: 'CA123', SidAccount: 'AC123', Digits: ['5678', '1234', '1234'] };
+    expect(verified(token, 'IK+Dwps556ElfBT0I3Rgjkr1wJU=', requestUrl, multi)).toBe(true);
   });
 
   it('refuses a signature of another URL', () => {
-    const signature = computeTwilioSignature(token, 'https://example.com/path?test=param', none);
-    expect(verifyTwilioSignature(token, signature, 'https://example.com/path?test=param2', none)).toBe(false);
+    const signature = twilio.getExpectedTwilioSignature(token, 'https://example.com/path?test=param', {});
+    expect(verified(token, signature, 'https://example.com/path?test=param', none)).toBe(true);
+    expect(verified(token, signature, 'https://example.com/path?test=param2', none)).toBe(false);
   });
 });
 
@@ -124,29 +140,29 @@ describe('X-Twilio-Signature: cases signed by the twilio package', () => {
   ])('accepts what the SDK signs for %s, and refuses it after any change', (url) => {
     const signature = twilio.getExpectedTwilioSignature(authToken, url, inbound);
     expect(twilio.validateRequest(authToken, signature, url, inbound)).toBe(true);
-    expect(verifyTwilioSignature(authToken, signature, url, params(inbound))).toBe(true);
-    expect(verifyTwilioSignature(authToken, signature, url, params({ ...inbound, Body: 'changed' }))).toBe(false);
-    expect(verifyTwilioSignature(authToken, signature, `${url}${url.includes('?') ? '&' : '?'}z=1`, params(inbound))).toBe(false);
-    expect(verifyTwilioSignature(`${authToken}x`, signature, url, params(inbound))).toBe(false);
+    expect(verified(authToken, signature, url, inbound)).toBe(true);
+    expect(verified(authToken, signature, url, { ...inbound, Body: 'changed' })).toBe(false);
+    expect(verified(authToken, signature, `${url}${url.includes('?') ? '&' : '?'}z=1`, inbound)).toBe(false);
+    expect(verified(`${authToken}x`, signature, url, inbound)).toBe(false);
   });
 
   it('accepts both with and without the default port, whichever the SDK signed', () => {
     const bare = 'https://hooks.example.com/api/channels/twilio/ch_1';
     const ported = 'https://hooks.example.com:443/api/channels/twilio/ch_1';
-    expect(verifyTwilioSignature(authToken, twilio.getExpectedTwilioSignature(authToken, ported, inbound), bare, params(inbound))).toBe(true);
-    expect(verifyTwilioSignature(authToken, twilio.getExpectedTwilioSignature(authToken, bare, inbound), ported, params(inbound))).toBe(true);
+    expect(verified(authToken, twilio.getExpectedTwilioSignature(authToken, ported, inbound), bare, inbound)).toBe(true);
+    expect(verified(authToken, twilio.getExpectedTwilioSignature(authToken, bare, inbound), ported, inbound)).toBe(true);
   });
 
   it('matches the SDK on media parameters (MediaUrl0, MediaContentType0…)', () => {
     const media = { ...inbound, NumMedia: '2', MediaUrl0: 'https://api.twilio.com/a', MediaContentType0: 'image/jpeg', MediaUrl1: 'https://api.twilio.com/b', MediaContentType1: 'application/pdf' };
     const url = 'https://hooks.example.com/api/channels/twilio/ch_1';
-    expect(computeTwilioSignature(authToken, url, params(media))).toBe(twilio.getExpectedTwilioSignature(authToken, url, media));
+    expect(verified(authToken, twilio.getExpectedTwilioSignature(authToken, url, media), url, media)).toBe(true);
   });
 
   it('matches the SDK on repeated parameters', () => {
     const repeated = { Sid: 'SM1', Tag: ['b', 'a', 'b', 'c'] };
     const url = 'https://hooks.example.com/x';
-    expect(computeTwilioSignature(authToken, url, params(repeated))).toBe(twilio.getExpectedTwilioSignature(authToken, url, repeated));
+    expect(verified(authToken, twilio.getExpectedTwilioSignature(authToken, url, repeated), url, repeated)).toBe(true);
   });
 
   it('tries the URL as received first, then the normalised forms', () => {
@@ -160,6 +176,6 @@ describe('X-Twilio-Signature: cases signed by the twilio package', () => {
 
   it('never matches with an empty auth token', () => {
     const url = 'https://hooks.example.com/x';
-    expect(verifyTwilioSignature('', computeTwilioSignature('', url, none), url, none)).toBe(false);
+    expect(verified('', twilio.getExpectedTwilioSignature('', url, {}), url, none)).toBe(false);
   });
 });

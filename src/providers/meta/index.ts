@@ -79,8 +79,10 @@ export const meta: Provider = {
     signed: false,
     describe: 'GET ?hub.mode=subscribe&hub.verify_token=…&hub.challenge=… : 200 text/plain challenge when the token equals options.verifyToken, else 403',
     answer({ query, options }) {
+      // A GET with hub.mode is the handshake, answered 200, 403 or 400 alike on every route (contract §3).
+      if (query['hub.mode'] === undefined) return undefined;
       const challenge = query['hub.challenge'];
-      if (query['hub.mode'] !== 'subscribe' || typeof challenge !== 'string' || challenge === '') return undefined;
+      if (query['hub.mode'] !== 'subscribe' || typeof challenge !== 'string' || challenge === '') return 'invalid';
       const token = query['hub.verify_token'];
       // No token at all is a malformed handshake (400, contract §3); a wrong one is refused (403).
       if (typeof token !== 'string') return 'invalid';

@@ -26,10 +26,6 @@ function twilioMac(authToken: string, url: string, params: TwilioParams): Buffer
   return hmac.digest();
 }
 
-export function computeTwilioSignature(authToken: string, url: string, params: TwilioParams): string {
-  return twilioMac(authToken, url, params).toString('base64');
-}
-
 const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is;
 
 /** The URL with the scheme's default port written out, or without any port. */
@@ -117,16 +113,19 @@ export function presentedTwilioSignature(headers: SignedRequest['headers']): Buf
 /**
  * The whole check, the same on the trigger preset and the channel route: a form body is verified
  * with its parameters; a body whose URL carries `bodySHA256` (the JSON variant) with the URL
- * alone and the body's hash; any other body with the URL alone (it cannot match a form's
- * signature). Each URL form of `twilioUrlCandidates` and each secret is tried.
+ * alone and the body's hash. Any other non-empty body is refused: the signature would cover the
+ * URL alone, not the body. Each URL form of `twilioUrlCandidates` and each secret is tried.
  */
 export function verifyTwilio(request: SignedRequest): VerifyResult {
   const presented = presentedTwilioSignature(request.headers);
   if (!presented) return refused('signature_missing');
   const bodyHash = bodyHashParameter(request.url);
-  if (bodyHash !== undefined && !bodyHashMatches(request.raw, bodyHash)) return refused('signature_invalid');
-  const params = bodyHash === undefined && isForm(request) ? formParameters(request.raw) : new Map<string, string[]>();
-  return signedUrlMatch(request.secrets, presented, request.url, params);
+  if (bodyHash !== undefined) {
+    if (!bodyHashMatches(request.raw, bodyHash)) return refused('signature_invalid');
+    return signedUrlMatch(request.secrets, presented, request.url, new Map());
+  }
+  if (!isForm(request)) return refused('signature_invalid');
+  return signedUrlMatch(request.secrets, presented, request.url, formParameters(request.raw));
 }
 
 function signedUrlMatch(secrets: readonly string[], presented: Buffer, url: string, params: TwilioParams): VerifyResult {
@@ -137,16 +136,4 @@ function signedUrlMatch(secrets: readonly string[], presented: Buffer, url: stri
     if (result.ok) return result;
   }
   return refused('signature_invalid');
-}
-
-/** One signature header against one auth token (the parameters already read). Never throws. */
-export function verifyTwilioSignature(authToken: string, signature: string | undefined, url: string, params: TwilioParams): boolean {
-  const presented = typeof signature === 'string' ? fromBase64(signature) : undefined;
-  return presented !== undefined && signedUrlMatch([authToken], presented, url, params).ok;
-}
-
-/** The body's SHA-256 equals the URL's one `bodySHA256`. */
-export function verifyTwilioBodyHash(rawBody: Buffer, url: string): boolean {
-  const expected = bodyHashParameter(url);
-  return expected !== undefined && bodyHashMatches(rawBody, expected);
 }
