@@ -3,11 +3,11 @@ import { Refusal } from '../outcomes/refusal';
 import { signatureFreshnessSeconds, type Classified, type ProviderGate } from '../providers/gate';
 import { topicName } from '../publish/topics';
 import type { StoredTrigger } from '../registry/schemas';
-import { sha256Hex } from '../security';
 import type { FileStore } from '../files/file-store';
 import { recordOrClaimCheck, type RecordToPublish } from './claim-check';
 import { cloudEvent } from './cloudevent';
 import { bodyIdentity, identityContentType } from './body-identity';
+import { acknowledgementHash } from './ack-hash';
 import { applyInputFormat } from './coerce';
 import { checkInputSchema } from './input-schema';
 import { claimOrDegrade, completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
@@ -205,7 +205,7 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
   const body = acknowledgementBody(trigger, event.id);
   const ack = { status: trigger.response?.status ?? 200, body, eventId: event.id };
   // Kept per key: status, event id and a hash, never the body (a trigger's response may be 1 MB).
-  const completed = { status: ack.status, eventId: event.id, ackHash: sha256Hex(JSON.stringify(body) ?? '') };
+  const completed = { status: ack.status, eventId: event.id, ackHash: acknowledgementHash(trigger) };
   const windowMs = idempotencyWindowSeconds(trigger, key.explicit) * 1000;
   const writes: Promise<void>[] = [];
   if (claim !== 'unguarded') writes.push(completeOrRetry(deps, storeKey, claim, bodyHash, completed, windowMs));

@@ -1,7 +1,7 @@
 import { Refusal } from '../outcomes/refusal';
 import type { FieldType } from '../registry/schemas';
-import { checkFileValue } from './file-values';
-import { parseJsonSafely } from './safe-json';
+import { checkFileValue, foreignFileValue } from './file-values';
+import { ForeignFileValue, parseJsonSafely } from './safe-json';
 
 export interface DeclaredField {
   name: string;
@@ -38,13 +38,13 @@ function coerce(value: unknown, { name, type }: DeclaredField, maxFileBytes: num
     case 'boolean':
       return toBoolean(value);
     case 'object':
-      return asKind(typeof value === 'string' ? parseOrInvalid(value) : value, 'object');
+      return asKind(typeof value === 'string' ? parseOrInvalid(value, name) : value, 'object');
     case 'array':
-      return asKind(typeof value === 'string' ? parseOrInvalid(value) : value, 'array');
+      return asKind(typeof value === 'string' ? parseOrInvalid(value, name) : value, 'array');
     case 'file[]': {
       // A form or text part carries a file value as JSON text.
       const files = (Array.isArray(value) ? value : [value]).map((item) =>
-        checkFileValue(typeof item === 'string' ? parseOrInvalid(item) : item, name, maxFileBytes),
+        checkFileValue(typeof item === 'string' ? parseOrInvalid(item, name) : item, name, maxFileBytes),
       );
       return files.every((file) => file !== undefined) ? files : INVALID;
     }
@@ -65,10 +65,12 @@ function toBoolean(value: unknown): unknown {
   return INVALID;
 }
 
-function parseOrInvalid(text: string): unknown {
+/** A field's JSON text; like a JSON body it may not carry a `{ type: "url" }` object (contract §2.5). */
+function parseOrInvalid(text: string, field: string): unknown {
   try {
-    return parseJsonSafely(text);
-  } catch {
+    return parseJsonSafely(text, { forbidUrlFileValues: true });
+  } catch (error) {
+    if (error instanceof ForeignFileValue) throw foreignFileValue(`$.${field}${error.path.slice(1)}`);
     return INVALID;
   }
 }

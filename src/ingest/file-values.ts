@@ -44,6 +44,14 @@ export function checkFileValue(value: unknown, field: string, maxFileBytes: numb
   return typeof file.name === 'string' ? { ...file, name: withoutControlCharacters(file.name) } : file;
 }
 
+/** 400 file_value_not_allowed for a `{ type: "url" }` object at `path` of a body the sender wrote. */
+export function foreignFileValue(path: string): Refusal {
+  return new Refusal('file_value_not_allowed', `${path}: a file value of type url names an object only the gateway stores`, {
+    path,
+    problem: 'only the gateway mints file values by reference',
+  });
+}
+
 function notAllowed(field: string, problem: string): Refusal {
   return new Refusal('file_value_not_allowed', `field ${field}: only the gateway mints file values by reference`, { field, problem });
 }

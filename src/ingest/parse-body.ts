@@ -3,7 +3,8 @@ import { Refusal } from '../outcomes/refusal';
 import { classifyContentType } from './content-type';
 import { FieldCollector } from './fields';
 import { parseMultipart, type MultipartLimits } from './multipart';
-import { parseJsonSafely } from './safe-json';
+import { foreignFileValue } from './file-values';
+import { ForeignFileValue, parseJsonSafely } from './safe-json';
 
 export interface ParsedBody {
   /** The body's fields by name (contract §4 `input`). */
@@ -40,7 +41,7 @@ export async function parseBody(
 
 /** A UTF-8 JSON body as bytes → its value; 400 for invalid UTF-8 or malformed JSON. */
 export function parseJsonBytes(raw: Buffer): unknown {
-  return parseJson(decode(raw));
+  return parseJson(decode(raw), false);
 }
 
 function wrap(value: unknown): ParsedBody {
@@ -62,10 +63,12 @@ function decode(raw: Buffer, charset = 'utf-8'): string {
   }
 }
 
-function parseJson(text: string): unknown {
+/** A request body's JSON; a `{ type: "url" }` object in it is refused (contract §2.5) unless told otherwise. */
+function parseJson(text: string, forbidUrlFileValues = true): unknown {
   try {
-    return parseJsonSafely(text);
+    return parseJsonSafely(text, { forbidUrlFileValues });
   } catch (error) {
+    if (error instanceof ForeignFileValue) throw foreignFileValue(error.path);
     throw new Refusal('invalid_json', 'malformed JSON body', { problem: (error as Error).message.slice(0, 200) });
   }
 }

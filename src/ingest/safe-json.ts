@@ -3,17 +3,58 @@
  * does), so no later merge by a consumer can change an object's prototype. The reviver
  * only runs when the text mentions one of those keys or has a `\u` escape (which can spell
  * one, e.g. `"\u005f_proto__"`).
+ *
+ * With `forbidUrlFileValues` (a request body, contract §2.5) an object whose `type` is `"url"`
+ * anywhere in the value throws a ForeignFileValue naming its path: only the gateway mints those,
+ * and JSON.parse never returns a value the gateway minted. The same reviver looks for them, so
+ * the text is walked once; it only runs when the text holds a `"url"` token (or an escape).
  */
-export function parseJsonSafely(text: string): unknown {
+export function parseJsonSafely(text: string, options: { forbidUrlFileValues?: boolean } = {}): unknown {
   assertDepth(text);
-  if (!text.includes('__proto__') && !text.includes('prototype') && !text.includes('\\u')) return JSON.parse(text);
-  return JSON.parse(text, function (key, value) {
+  const escaped = text.includes('\\u');
+  const stripKeys = escaped || text.includes('__proto__') || text.includes('prototype');
+  const findUrls = options.forbidUrlFileValues === true && (escaped || text.includes('"url"'));
+  if (!stripKeys && !findUrls) return JSON.parse(text);
+  let urlFound = false;
+  const value: unknown = JSON.parse(text, function (key, value) {
     if (key === '__proto__') return undefined;
     if (key === 'constructor' && value && typeof value === 'object' && Object.hasOwn(value, 'prototype')) {
       return undefined;
     }
+    if (findUrls && !urlFound && isUrlFileValue(value)) urlFound = true;
     return value;
   });
+  if (urlFound) throw new ForeignFileValue(pathOfUrlFileValue(value, '$') ?? '$');
+  return value;
+}
+
+/** A `{ type: "url" }` object in a request body: only the gateway mints those (contract §2.5). */
+export class ForeignFileValue extends Error {
+  constructor(readonly path: string) {
+    super(`a file value of type url at ${path}`);
+  }
+}
+
+function isUrlFileValue(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && (value as { type?: unknown }).type === 'url';
+}
+
+/** Where the first `{ type: "url" }` object is (only walked once one is known to be there). */
+function pathOfUrlFileValue(value: unknown, path: string): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (isUrlFileValue(value)) return path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = pathOfUrlFileValue(value[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const found = pathOfUrlFileValue(item, /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**

@@ -21,6 +21,12 @@ export const hmacOptionsSchema = z
   .refine((o) => !o.signedContent?.includes('{timestamp}') || o.timestampHeader !== undefined, {
     message: 'signedContent uses {timestamp}: timestampHeader is required',
     path: ['timestampHeader'],
+  })
+  // Contract §10, timestamps come from signed material only: a timestamp header outside the MAC
+  // can be refreshed on a captured delivery, so checking it against the tolerance proves nothing.
+  .refine((o) => o.timestampHeader === undefined || o.signedContent?.includes('{timestamp}') === true, {
+    message: 'timestampHeader is only checked when signed: signedContent must contain {timestamp}',
+    path: ['signedContent'],
   });
 
 type HmacOptions = z.infer<typeof hmacOptionsSchema>;
@@ -53,7 +59,7 @@ export const hmac: Provider = {
   title: 'Generic HMAC (any sender that signs the body with a shared secret)',
   verifies: 'options.header: [prefix]<hex|base64 HMAC-(sha1|sha256|sha512) of signedContent> where signedContent is a template over {timestamp} (options.timestampHeader, unix seconds, within toleranceSeconds both ways) and {body} (the raw bytes); default {body}',
   deliveryIdSource: 'none: idempotency.keyField (in the signed body), else the body fingerprint; an unsigned Idempotency-Key is not used',
-  signsTimestamp: (options) => typeof options.timestampHeader === 'string',
+  signsTimestamp: (options) => typeof options.timestampHeader === 'string' && typeof options.signedContent === 'string' && options.signedContent.includes('{timestamp}'),
   signatureHeaders: (options) => (typeof options.header === 'string' ? [options.header] : []),
   optionsSchema: hmacOptionsSchema as unknown as z.ZodType<Record<string, unknown>>,
   precheck,

@@ -21,9 +21,17 @@ describe('file values a sender may not mint', () => {
   const postJson = async (doc: unknown) => request(t.app).post(hookUrl(await fresh())).send({ doc });
 
   it.each([
-    ["another tenant's object", { type: 'url', data: 's3://bucket/other-workspace/p/2026-01-01/e/1-secret.pdf', name: 'a.pdf', mime: 'application/pdf', size: 1 }],
-    ['the cloud metadata endpoint', { type: 'url', data: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' }],
-    ['type url in an array with a good file', [{ type: 'file', data: 'data:text/plain;base64,YQ==' }, { type: 'url', data: 's3://b/k' }]],
+    ["another tenant's object", { type: 'url', data: 's3://bucket/other-workspace/p/2026-01-01/e/1-secret.pdf', name: 'a.pdf', mime: 'application/pdf', size: 1 }, '$.doc'],
+    ['the cloud metadata endpoint', { type: 'url', data: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/' }, '$.doc'],
+    ['type url in an array with a good file', [{ type: 'file', data: 'data:text/plain;base64,YQ==' }, { type: 'url', data: 's3://b/k' }], '$.doc[1]'],
+  ])('JSON: %s → 400 file_value_not_allowed naming its path, nothing published', async (_, doc, path) => {
+    const before = t.sink.records.length;
+    const res = await postJson(doc);
+    expect(expectError(res, 'BAD_REQUEST').details).toMatchObject({ reason: 'file_value_not_allowed', path });
+    expect(t.sink.records).toHaveLength(before);
+  });
+
+  it.each([
     ['a file value with an s3: data', { type: 'file', data: 's3://bucket/key' }],
     ['a file value with an http: data', { type: 'file', data: 'http://169.254.169.254/latest/meta-data/' }],
     ['a file value with a file: data', { type: 'file', data: 'file:///etc/passwd' }],
@@ -38,9 +46,9 @@ describe('file values a sender may not mint', () => {
   it('form and multipart text parts: a type url value sent as JSON text is refused the same way', async () => {
     const forged = JSON.stringify({ type: 'url', data: 's3://bucket/other/key' });
     const form = await request(t.app).post(hookUrl(await fresh())).type('form').send({ doc: forged });
-    expect(expectError(form, 'BAD_REQUEST').details).toMatchObject({ reason: 'file_value_not_allowed', field: 'doc' });
+    expect(expectError(form, 'BAD_REQUEST').details).toMatchObject({ reason: 'file_value_not_allowed', path: '$.doc' });
     const part = await request(t.app).post(hookUrl(await fresh())).field('doc', forged);
-    expect(expectError(part, 'BAD_REQUEST').details).toMatchObject({ reason: 'file_value_not_allowed', field: 'doc' });
+    expect(expectError(part, 'BAD_REQUEST').details).toMatchObject({ reason: 'file_value_not_allowed', path: '$.doc' });
   });
 
   it('an inline data: file value that decodes and fits is published (its name cleaned)', async () => {

@@ -76,4 +76,16 @@ describe('hmac preset', () => {
     expect(hmac.optionsSchema?.safeParse({ ...base, signedContent: '{timestamp}', timestampHeader: 'x-ts' }).success).toBe(false);
     expect(hmac.optionsSchema?.safeParse({ ...base, algorithm: 'md5' }).success).toBe(false);
   });
+
+  it('takes a timestampHeader only when signedContent signs {timestamp} (contract §10), and only then signs the timestamp', () => {
+    const base = { header: 'x-sig', algorithm: 'sha256', encoding: 'hex', timestampHeader: 'x-ts' };
+    expect(hmac.optionsSchema?.safeParse(base).success).toBe(false);
+    expect(hmac.optionsSchema?.safeParse({ ...base, signedContent: 'v1:{body}' }).success).toBe(false);
+    expect(hmac.optionsSchema?.safeParse({ ...base, signedContent: '{timestamp}.{body}' }).success).toBe(true);
+    const signs = hmac.signsTimestamp as (options: Record<string, unknown>) => boolean;
+    // A trigger stored before the rule (never re-validated on load) no longer claims a signed timestamp.
+    expect(signs(base)).toBe(false);
+    expect(signs({ ...base, signedContent: 'v1:{body}' })).toBe(false);
+    expect(signs({ ...base, signedContent: '{timestamp}.{body}' })).toBe(true);
+  });
 });
