@@ -5,6 +5,7 @@ import { topicName } from '../publish/topics';
 import type { StoredTrigger } from '../registry/schemas';
 import { sha256Hex } from '../security';
 import type { FileStore } from '../files/file-store';
+import type { RequestUploads } from '../files/request-uploads';
 import { recordOrClaimCheck, type RecordToPublish } from './claim-check';
 import { cloudEvent } from './cloudevent';
 import { bodyIdentity, identityContentType } from './body-identity';
@@ -15,6 +16,7 @@ import { publishableHeaders, publishableQuery } from './headers';
 import { bodyStoreKey, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
 import { parseBody, type ParsedBody } from './parse-body';
 import { publishRefusal } from './publish-failure';
+import { dropUnacknowledgedObjects } from './unacknowledged-objects';
 import type { EventTrace } from '../tracing/w3c';
 import type { IngestDeps } from './ports';
 
@@ -154,6 +156,8 @@ export interface TriggerEventParts {
   eventId?: string;
   /** The raw body, stored by reference when the event would be over MAX_RECORD_BYTES (contract §12). */
   raw?: Buffer;
+  /** The objects the event's files were stored as: dropped here when it is not acknowledged. */
+  uploads?: RequestUploads;
   trace?: EventTrace;
 }
 
@@ -194,8 +198,8 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
     toPublish = await recordOrClaimCheck(deps.files, config.MAX_RECORD_BYTES, topicName(config, 'triggers'), trigger.workflowId, event, largeBody);
     await deps.publisher.publish([toPublish.record], config.PUBLISH_TIMEOUT_MS);
   } catch (error) {
-    // Not acknowledged: the body's object goes (contract §12), the key is free for the retry.
-    void toPublish?.uploads?.discard(error);
+    // Not acknowledged: the event's objects go (contract §12) unless the sink may hold it; the key is free for the retry.
+    dropUnacknowledgedObjects(deps.metrics, toPublish?.uploads ?? parts.uploads, error);
     if (claim !== 'unguarded') await releaseQuietly(deps, storeKey, claim);
     if (held.body && held.body.claim !== 'unguarded') await releaseQuietly(deps, held.body.storeKey, held.body.claim);
     throw publishRefusal(error);
