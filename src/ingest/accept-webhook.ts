@@ -11,7 +11,8 @@ import { cloudEvent } from './cloudevent';
 import { bodyIdentity, identityContentType } from './body-identity';
 import { applyInputFormat } from './coerce';
 import { checkInputSchema } from './input-schema';
-import { claimOrDegrade, completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
+import { completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
+import { claimDelivery } from './delivery-claims';
 import { publishableHeaders, publishableQuery } from './headers';
 import { bodyStoreKey, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
 import { parseBody, type ParsedBody } from './parse-body';
@@ -78,46 +79,19 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
     ? providerIdempotencyKey(delivery.deliveryId, parsed.value, keyField, fingerprint)
     : resolveIdempotencyKey(req.headers, parsed.value, keyField, fingerprint);
   const storeKey = triggerStoreKey(trigger, path, key);
-  const claim = await claimOrDegrade(deps, storeKey, bodyHash);
-  if (claim !== 'unguarded' && claim.state !== 'claimed') {
-    if (key.fromProvider && claim.state === 'completed' && !claim.sameBody) {
+  const bodyKey = delivery?.claimsBody ? bodyStoreKey(trigger, path, delivery.published.kind, bodyHash) : undefined;
+  const claims = await claimDelivery(deps, storeKey, bodyKey, bodyHash);
+  if ('earlier' in claims) {
+    const { earlier } = claims;
+    if (claims.of === 'body') return { ...answerEarlierClaim(earlier, false, trigger), ...logFacts(key, delivery) };
+    if (key.fromProvider && earlier.state === 'completed' && !earlier.sameBody) {
       // The provider's own redelivery (Stripe updates pending_webhooks): a 409 would be retried for days.
       deps.metrics.providerRedeliveries.inc({ provider: delivery?.published.name ?? 'unknown' });
     }
-    return { ...answerEarlierClaim(claim, key.explicit && !key.fromProvider, trigger), ...logFacts(key, delivery) };
+    return { ...answerEarlierClaim(earlier, key.explicit && !key.fromProvider, trigger), ...logFacts(key, delivery) };
   }
-  const held: HeldKey = { storeKey, claim, bodyHash };
-  if (delivery?.claimsBody && claim !== 'unguarded') {
-    const earlier = await claimBodyToo(deps, held, bodyStoreKey(trigger, path, delivery.published.kind, bodyHash), claim);
-    if (earlier) return { ...answerEarlierClaim(earlier, false, trigger), ...logFacts(key, delivery) };
-  }
+  const held: HeldKey = { storeKey, claim: claims.claim, bodyHash, ...(claims.body && { body: claims.body }) };
   return publishTriggerEvent(deps, { ...req, contentType, query, key, parsed, delivery }, held);
-}
-
-/**
- * Contract §5: a delivery whose id is unsigned (or whose scheme signs no timestamp) claims its
- * body under its kind too. A body already accepted under another id is a replay: the id's claim
- * is given back and the earlier claim answered. Else the body's claim joins `held`.
- */
-async function claimBodyToo(
-  deps: IngestDeps,
-  held: HeldKey,
-  bodyKey: string,
-  idClaim: OwnedClaim,
-): Promise<Exclude<GuardedClaim, OwnedClaim> | undefined> {
-  let claim: GuardedClaim | 'unguarded';
-  try {
-    claim = await claimOrDegrade(deps, bodyKey, held.bodyHash);
-  } catch (error) {
-    await releaseQuietly(deps, held.storeKey, idClaim);
-    throw error;
-  }
-  if (claim === 'unguarded' || claim.state === 'claimed') {
-    held.body = { storeKey: bodyKey, claim };
-    return undefined;
-  }
-  await releaseQuietly(deps, held.storeKey, idClaim);
-  return claim;
 }
 
 /** What the sender is answered with: the trigger's `response.body`, else the default (contract §2). */
