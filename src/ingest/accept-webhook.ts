@@ -71,7 +71,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
   if (delivery?.ignored) return delivery;
   checkInputSchema(parsed.input, trigger.schema);
 
-  const bodyHash = await bodyIdentity(raw, contentType, limits);
+  const bodyHash = bodyIdentity(raw, parsed);
   const query = publishableQuery(req.query);
   const keyField = trigger.idempotency?.keyField;
   const fingerprint = { method: req.method, path, query, contentType: identityContentType(contentType), bodyHash };
