@@ -164,7 +164,7 @@ function fileStoreMetrics(registry: Registry) {
     }),
     fileObjectsKept: new Counter({
       name: 'igw_file_objects_kept_total',
-      help: 'Objects of unacknowledged requests left for the lifecycle rule because the sink may still hold their event (a publish timeout)',
+      help: 'Objects of unacknowledged requests left for the lifecycle rule because the sink may still hold their event (a publish or Kafka request that timed out)',
       registers: [registry],
     }),
     fileCleanupPending: new Gauge({
