@@ -1,13 +1,16 @@
 /**
- * Contract §12 (the claim check): a publish that timed out while the sink held its batch may
- * still be acknowledged after the 503. The body's object then stays (the lifecycle rule ages
+ * Contract §12 (the claim check, and streamed file parts): a publish that timed out while the
+ * sink held its batch may still be acknowledged after the 503. The objects then stay (the lifecycle rule ages
  * it out) rather than leave a published event pointing at nothing; one the sink refused goes.
  */
+import { Readable } from 'node:stream';
 import { batcherOptions } from '../../src/container';
 import { configSchema } from '../../src/config/schema';
 import { S3FileStore } from '../../src/files/s3';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
+import { acceptUpload } from '../../src/ingest/accept-upload';
 import { acceptWebhook } from '../../src/ingest/accept-webhook';
+import { BodyBudget } from '../../src/ingest/body-budget';
 import { createMetrics } from '../../src/observability/metrics';
 import { MicroBatcher } from '../../src/publish/batcher';
 import { toStoredTrigger } from '../../src/registry/records';
@@ -75,4 +78,37 @@ it('a publish timeout while the sink holds the batch keeps the body object; a re
   await waitUntil(async () => (await s3.keys(bucket)).length <= 1, 'the refused request\'s object deleted');
   expect(await s3.keys(bucket)).toEqual([kept]);
   expect((await deps.metrics.fileObjectsKept.get()).values[0]?.value).toBe(1);
+});
+
+it('a streamed file part of a request whose publish timed out in the sink stays; one the sink refused goes', async () => {
+  const bucket = `igw-kept-up-${process.pid}`;
+  await s3.createBucket(bucket);
+  const deps = gateway(bucket);
+  const boundary = 'kept-boundary';
+  const upload = (name: string) =>
+    acceptUpload(deps, {
+      path: 'kept',
+      trigger,
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      query: {},
+      memory: new BodyBudget(64 * 1024 * 1024).lease([`route:${name}`], 64 * 1024 * 1024),
+      body: Readable.from([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="doc"; filename="${name}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        Buffer.alloc(200_000, 7), // over INLINE_FILE_MAX_BYTES: stored as an object
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]),
+    });
+
+  deps.sink.mode = 'hang';
+  await expect(upload('held')).rejects.toMatchObject({ reason: 'timeout' });
+  const [kept] = await s3.keys(bucket);
+  expect(kept).toMatch(/held\.bin$/);
+  expect((await deps.metrics.fileObjectsKept.get()).values[0]?.value).toBe(1);
+
+  deps.sink.giveUpHungWrites();
+  deps.sink.mode = 'fail';
+  await expect(upload('refused')).rejects.toMatchObject({ reason: 'sink_unavailable' });
+  await waitUntil(async () => !(await s3.keys(bucket)).some((key) => key.endsWith('refused.bin')), "the refused request's object deleted");
+  expect(await s3.keys(bucket)).toEqual([kept]);
 });
