@@ -1,7 +1,8 @@
 /**
  * Contract §12 (the claim check, and streamed file parts): a publish that timed out while the
- * sink held its batch may still be acknowledged after the 503. The objects then stay (the lifecycle rule ages
- * it out) rather than leave a published event pointing at nothing; one the sink refused goes.
+ * sink held its batch may still be acknowledged after the 503. The objects then stay (the
+ * lifecycle rule ages them out) rather than leave a published event pointing at nothing; those
+ * of a publish the sink refused go.
  */
 import { Readable } from 'node:stream';
 import { batcherOptions } from '../../src/container';
