@@ -60,6 +60,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
   const folder = eventFolder(trigger.workspaceId, path, eventId, new Date());
   const uploads = new RequestUploads(deps.files, partMemory(req.memory, config.REQUEST_TIMEOUT_MS));
   let held: HeldKey | undefined = early;
+  let handedOver = false;
   try {
     const streamed = await streamMultipart(
       req.body,
@@ -95,12 +96,13 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
     }
     const owned = held;
     held = undefined; // from here publishTriggerEvent releases the claim itself when it fails
-    const parts = { path, trigger, method: req.method, headers: req.headers, contentType, query, key, parsed, eventId, trace: req.trace };
+    const parts = { path, trigger, method: req.method, headers: req.headers, contentType, query, key, parsed, eventId, trace: req.trace, uploads };
+    handedOver = true; // from here publishTriggerEvent drops or keeps the objects (the sink may hold the event)
     return await publishTriggerEvent(deps, parts, owned);
   } catch (error) {
     // The sender is answered at once; its objects go meanwhile (their keys are this event's
     // alone, so a retry never meets them). A sender still sending reads the answer sooner.
-    void uploads.discard(error);
+    if (!handedOver) void uploads.discard(error);
     if (held && held.claim !== 'unguarded') await releaseQuietly(deps, held.storeKey, held.claim);
     throw error;
   }

@@ -4,17 +4,20 @@ import { signatureFreshnessSeconds, type Classified, type ProviderGate } from '.
 import { topicName } from '../publish/topics';
 import type { StoredTrigger } from '../registry/schemas';
 import type { FileStore } from '../files/file-store';
+import type { RequestUploads } from '../files/request-uploads';
 import { recordOrClaimCheck, type RecordToPublish } from './claim-check';
 import { cloudEvent } from './cloudevent';
 import { bodyIdentity, identityContentType } from './body-identity';
 import { acknowledgementHash } from './ack-hash';
 import { applyInputFormat } from './coerce';
 import { checkInputSchema } from './input-schema';
-import { claimOrDegrade, completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
+import { completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
+import { claimDelivery } from './delivery-claims';
 import { publishableHeaders, publishableQuery } from './headers';
 import { bodyStoreKey, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
 import { parseBody, type ParsedBody } from './parse-body';
 import { publishRefusal } from './publish-failure';
+import { dropUnacknowledgedObjects } from './unacknowledged-objects';
 import type { EventTrace } from '../tracing/w3c';
 import type { IngestDeps } from './ports';
 
@@ -68,7 +71,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
   if (delivery?.ignored) return delivery;
   checkInputSchema(parsed.input, trigger.schema);
 
-  const bodyHash = await bodyIdentity(raw, contentType, limits);
+  const bodyHash = bodyIdentity(raw, parsed);
   const query = publishableQuery(req.query);
   const keyField = trigger.idempotency?.keyField;
   const fingerprint = { method: req.method, path, query, contentType: identityContentType(contentType), bodyHash };
@@ -76,46 +79,19 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
     ? providerIdempotencyKey(delivery.deliveryId, parsed.value, keyField, fingerprint)
     : resolveIdempotencyKey(req.headers, parsed.value, keyField, fingerprint);
   const storeKey = triggerStoreKey(trigger, path, key);
-  const claim = await claimOrDegrade(deps, storeKey, bodyHash);
-  if (claim !== 'unguarded' && claim.state !== 'claimed') {
-    if (key.fromProvider && claim.state === 'completed' && !claim.sameBody) {
+  const bodyKey = delivery?.claimsBody ? bodyStoreKey(trigger, path, delivery.published.kind, bodyHash) : undefined;
+  const claims = await claimDelivery(deps, storeKey, bodyKey, bodyHash);
+  if ('earlier' in claims) {
+    const { earlier } = claims;
+    if (claims.of === 'body') return { ...answerEarlierClaim(earlier, false, trigger), ...logFacts(key, delivery) };
+    if (key.fromProvider && earlier.state === 'completed' && !earlier.sameBody) {
       // The provider's own redelivery (Stripe updates pending_webhooks): a 409 would be retried for days.
       deps.metrics.providerRedeliveries.inc({ provider: delivery?.published.name ?? 'unknown' });
     }
-    return { ...answerEarlierClaim(claim, key.explicit && !key.fromProvider, trigger), ...logFacts(key, delivery) };
+    return { ...answerEarlierClaim(earlier, key.explicit && !key.fromProvider, trigger), ...logFacts(key, delivery) };
   }
-  const held: HeldKey = { storeKey, claim, bodyHash };
-  if (delivery?.claimsBody && claim !== 'unguarded') {
-    const earlier = await claimBodyToo(deps, held, bodyStoreKey(trigger, path, delivery.published.kind, bodyHash), claim);
-    if (earlier) return { ...answerEarlierClaim(earlier, false, trigger), ...logFacts(key, delivery) };
-  }
+  const held: HeldKey = { storeKey, claim: claims.claim, bodyHash, ...(claims.body && { body: claims.body }) };
   return publishTriggerEvent(deps, { ...req, contentType, query, key, parsed, delivery }, held);
-}
-
-/**
- * Contract §5: a delivery whose id is unsigned (or whose scheme signs no timestamp) claims its
- * body under its kind too. A body already accepted under another id is a replay: the id's claim
- * is given back and the earlier claim answered. Else the body's claim joins `held`.
- */
-async function claimBodyToo(
-  deps: IngestDeps,
-  held: HeldKey,
-  bodyKey: string,
-  idClaim: OwnedClaim,
-): Promise<Exclude<GuardedClaim, OwnedClaim> | undefined> {
-  let claim: GuardedClaim | 'unguarded';
-  try {
-    claim = await claimOrDegrade(deps, bodyKey, held.bodyHash);
-  } catch (error) {
-    await releaseQuietly(deps, held.storeKey, idClaim);
-    throw error;
-  }
-  if (claim === 'unguarded' || claim.state === 'claimed') {
-    held.body = { storeKey: bodyKey, claim };
-    return undefined;
-  }
-  await releaseQuietly(deps, held.storeKey, idClaim);
-  return claim;
 }
 
 /** What the sender is answered with: the trigger's `response.body`, else the default (contract §2). */
@@ -154,6 +130,8 @@ export interface TriggerEventParts {
   eventId?: string;
   /** The raw body, stored by reference when the event would be over MAX_RECORD_BYTES (contract §12). */
   raw?: Buffer;
+  /** The objects the event's files were stored as: dropped here when it is not acknowledged. */
+  uploads?: RequestUploads;
   trace?: EventTrace;
 }
 
@@ -194,8 +172,8 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
     toPublish = await recordOrClaimCheck(deps.files, config.MAX_RECORD_BYTES, topicName(config, 'triggers'), trigger.workflowId, event, largeBody);
     await deps.publisher.publish([toPublish.record], config.PUBLISH_TIMEOUT_MS);
   } catch (error) {
-    // Not acknowledged: the body's object goes (contract §12), the key is free for the retry.
-    void toPublish?.uploads?.discard(error);
+    // Not acknowledged: the event's objects go (contract §12) unless the sink may hold it; the key is free for the retry.
+    dropUnacknowledgedObjects(deps.metrics, toPublish?.uploads ?? parts.uploads, error);
     if (claim !== 'unguarded') await releaseQuietly(deps, storeKey, claim);
     if (held.body && held.body.claim !== 'unguarded') await releaseQuietly(deps, held.body.storeKey, held.body.claim);
     throw publishRefusal(error);

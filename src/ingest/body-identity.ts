@@ -5,6 +5,7 @@ import type { Reason } from '../outcomes/reasons';
 import { sha256Hex } from '../security';
 import { classifyContentType } from './content-type';
 import { multipartParser, type MultipartLimits } from './multipart';
+import type { ParsedBody } from './parse-body';
 
 /**
  * Contract §5: a body's identity is what the sender meant, not the bytes of one attempt. A
@@ -41,10 +42,9 @@ export function identityContentType(contentType: string | undefined): string {
   return classifyContentType(contentType)?.kind === 'multipart' ? 'multipart/form-data' : (contentType ?? '');
 }
 
-/** The identity of a body already read (and parsed, so within its limits). */
-export async function bodyIdentity(raw: Buffer, contentType: string | undefined, limits: MultipartLimits): Promise<string> {
-  if (raw.length === 0 || classifyContentType(contentType)?.kind !== 'multipart') return sha256Hex(raw);
-  return multipartIdentity(Readable.from([raw]), contentType as string, { ...limits, maxBodyBytes: raw.length });
+/** The identity of a body already parsed: a multipart body's was taken by its parse. */
+export function bodyIdentity(raw: Buffer, parsed: Pick<ParsedBody, 'multipartIdentity'>): string {
+  return parsed.multipartIdentity ?? sha256Hex(raw);
 }
 
 /**

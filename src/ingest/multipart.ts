@@ -3,6 +3,8 @@ import type { Readable } from 'node:stream';
 import { Refusal } from '../outcomes/refusal';
 import type { Reason } from '../outcomes/reasons';
 import { withoutControlCharacters } from '../files/file-name';
+import { sha256Hex } from '../security';
+import { MultipartIdentity } from './body-identity';
 import { FieldCollector } from './fields';
 import { mint } from './file-values';
 import { guarded } from './guard';
@@ -60,11 +62,18 @@ export function unnamedPart(): Refusal {
   });
 }
 
+/** A multipart body's fields, and its identity (contract §5) taken in the same pass. */
+export interface ParsedMultipart {
+  fields: Record<string, unknown>;
+  bodyHash: string;
+}
+
 /** Parses a multipart body already read (and size-limited) as bytes. */
-export function parseMultipart(raw: Buffer, contentType: string, limits: MultipartLimits): Promise<Record<string, unknown>> {
+export function parseMultipart(raw: Buffer, contentType: string, limits: MultipartLimits): Promise<ParsedMultipart> {
   return new Promise((resolve, reject) => {
     const parser = multipartParser(contentType, limits); // a throw here rejects the promise
     const fields = new FieldCollector();
+    const identity = new MultipartIdentity();
     const pendingFiles: Promise<void>[] = [];
     let failed = false;
     // Every handler below is guarded: what it throws fails this request, never the process.
@@ -90,6 +99,7 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
           return fail(new Refusal('invalid_encoding', 'a text part is not valid in its charset', { field: name }));
         }
         fields.add(name, value);
+        identity.field(name, value);
       }),
     );
     parser.on(
@@ -105,6 +115,8 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
           return fail(unnamedPart());
         }
         const chunks: Buffer[] = [];
+        const mime = info.mimeType || 'application/octet-stream';
+        const setIdentityHash = identity.file(name, info.filename, mime);
         pendingFiles.push(
           new Promise<void>((done) => {
             stream.on('data', guarded(fail, (chunk: Buffer) => chunks.push(chunk)));
@@ -113,7 +125,7 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
               'close',
               guarded(fail, () => {
                 const data = Buffer.concat(chunks);
-                const mime = info.mimeType || 'application/octet-stream';
+                setIdentityHash(sha256Hex(data));
                 const file: FileValue = {
                   type: 'file',
                   name: withoutControlCharacters(info.filename ?? name),
@@ -139,7 +151,7 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
       'close',
       guarded(fail, () => {
         void Promise.all(pendingFiles).then(() => {
-          if (!failed) resolve(fields.result());
+          if (!failed) resolve({ fields: fields.result(), bodyHash: identity.digest() });
         });
       }),
     );

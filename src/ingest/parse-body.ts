@@ -11,6 +11,8 @@ export interface ParsedBody {
   input: Record<string, unknown>;
   /** The body as parsed, before it was wrapped into `input` (used for `common` and keyField). */
   value: unknown;
+  /** A multipart body's identity (contract §5), taken while it was parsed; other bodies' is their bytes' sha256 (bodyIdentity). */
+  multipartIdentity?: string;
 }
 
 /** Turns raw body bytes into the event's `input`. Throws a Refusal (400/413/415). */
@@ -34,8 +36,10 @@ export async function parseBody(
       return wrap(decode(raw, media.charset));
     case 'form':
       return wrap(parseForm(decode(raw, media.charset), limits.maxFields));
-    case 'multipart':
-      return wrap(await parseMultipart(raw, contentType as string, limits));
+    case 'multipart': {
+      const { fields, bodyHash } = await parseMultipart(raw, contentType as string, limits);
+      return { ...wrap(fields), multipartIdentity: bodyHash };
+    }
   }
 }
 

@@ -162,6 +162,11 @@ function fileStoreMetrics(registry: Registry) {
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers: [registry],
     }),
+    fileObjectsKept: new Counter({
+      name: 'igw_file_objects_kept_total',
+      help: 'Objects of unacknowledged requests left for the lifecycle rule because the sink may still hold their event (a publish or Kafka request that timed out)',
+      registers: [registry],
+    }),
     fileCleanupPending: new Gauge({
       name: 'igw_file_store_cleanup_pending',
       help: 'Keys of unacknowledged requests still to be deleted (the store failed; retried in the background)',

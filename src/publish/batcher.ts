@@ -30,6 +30,10 @@ interface Pending {
 /** One publish() call: it succeeds when all of its records are acknowledged. */
 interface Call {
   remaining: number;
+  /** Its records in a sink write that has not answered yet. */
+  inWrite: number;
+  /** Its records acknowledged by the sink. */
+  acknowledged: number;
   settled: boolean;
   /** Its records still in the queue (not handed to the sink), and their bytes. */
   queuedRecords: number;
@@ -87,6 +91,8 @@ export class MicroBatcher {
       );
       const call: Call = {
         remaining: records.length,
+        inWrite: 0,
+        acknowledged: 0,
         settled: false,
         queuedRecords: 0,
         queuedBytes: 0,
@@ -204,9 +210,13 @@ export class MicroBatcher {
     const started = performance.now();
     const bytes = batch.reduce((sum, p) => sum + p.bytes, 0);
     try {
-      await this.withWriteTimeout(this.sink.write(batch.map((p) => p.record)));
+      for (const p of batch) p.call.inWrite++;
+      const answered = this.sink.write(batch.map((p) => p.record)).finally(() => {
+        for (const p of batch) p.call.inWrite--;
+      });
+      await this.withWriteTimeout(answered);
       this.observer?.batchWritten(batch.length, bytes, performance.now() - started, true);
-      for (const p of batch) if (--p.call.remaining === 0) this.succeed(p.call);
+      for (const p of batch) this.acknowledge(p.call);
     } catch (error) {
       this.observer?.batchWritten(batch.length, bytes, performance.now() - started, false);
       if (error instanceof PartialWriteError) {
@@ -214,7 +224,7 @@ export class MicroBatcher {
         batch.forEach((p, i) => {
           const failure = error.failures.get(i);
           if (failure) this.fail(p.call, failure);
-          else if (--p.call.remaining === 0) this.succeed(p.call);
+          else this.acknowledge(p.call);
         });
       } else {
         // A PublishError is the sink's answer ("send it again", or too large); anything else
@@ -234,6 +244,11 @@ export class MicroBatcher {
     return Promise.race([write, timeout]).finally(() => clearTimeout(timer));
   }
 
+  private acknowledge(call: Call): void {
+    call.acknowledged++;
+    if (--call.remaining === 0) this.succeed(call);
+  }
+
   private succeed(call: Call): void {
     if (call.settled) return;
     call.settled = true;
@@ -244,6 +259,8 @@ export class MicroBatcher {
    * Rejects a call once. Its records that were not handed to the sink yet (a call larger than
    * one batch, or one that timed out while queued) are not sent at all: its sender was told
    * to send it all again. They stay in the array, uncounted, until a batch skips them.
+   * Records already in a write that has not answered cannot be withdrawn: the sink may still
+   * acknowledge them, and the error says so (`sinkMayHold`).
    */
   private fail(call: Call, error: Error): void {
     if (call.settled) return;
@@ -252,7 +269,12 @@ export class MicroBatcher {
     this.queuedBytes -= call.queuedBytes;
     call.queuedRecords = 0;
     call.queuedBytes = 0;
-    call.reject(error);
+    const mayHold = call.inWrite > 0 || call.acknowledged > 0;
+    if (mayHold && error instanceof PublishError && !error.sinkMayHold) {
+      call.reject(new PublishError(error.reason, error.message, error.topic, true));
+    } else {
+      call.reject(error);
+    }
   }
 }
 

@@ -11,6 +11,11 @@ export class PublishError extends Error {
     message: string,
     /** The topic at fault (topic_missing), for the log and /readyz. */
     readonly topic?: string,
+    /**
+     * The sink may hold the record all the same: it was in a write that had not answered (or
+     * another record of the call was acknowledged). Its stored objects must then stay (contract §12).
+     */
+    readonly sinkMayHold = false,
   ) {
     super(message);
     this.name = 'PublishError';

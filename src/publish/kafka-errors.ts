@@ -123,5 +123,7 @@ export function classifyKafkaError(error: unknown, topic?: string): KafkaFailure
   }
   const bug = [...chain].reverse().find((e) => typeof e.name === 'string' && PROGRAMMING_ERRORS.has(e.name));
   if (bug && bug instanceof Error) return { error: bug, retriable: false, cause };
-  return { error: new PublishError('unavailable', `kafka: ${cause}`), retriable: isRetriable(chain), cause };
+  // A produce request that timed out was sent: the broker may have written it all the same.
+  const mayHold = chain.some((e) => e.name === 'KafkaJSRequestTimeoutError');
+  return { error: new PublishError('unavailable', `kafka: ${cause}`, undefined, mayHold), retriable: isRetriable(chain), cause };
 }

@@ -456,3 +456,34 @@ describe('BATCH_LINGER_MS', () => {
     expect(batchLingerMs({ BATCH_LINGER_MS: 0 })).toBe(0);
   });
 });
+
+describe('whether a failed call\'s records may still reach the sink (sinkMayHold)', () => {
+  it('is true for a call that timed out while its record was in a write not yet answered', async () => {
+    const sink = new FakeSink('manual');
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
+    const handed = batcher.publish([rec('a')], 30);
+    await expect(handed).rejects.toMatchObject({ reason: 'timeout', sinkMayHold: true });
+    expect(sink.batches.map(ids)).toEqual([['a']]);
+    sink.ack(); // the sink takes it after all: the event exists although the caller failed
+    await batcher.flush();
+  });
+
+  it('is true for a write that outlived writeTimeoutMs', async () => {
+    const sink = new FakeSink('manual');
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 0, writeTimeoutMs: 30 }));
+    await expect(batcher.publish([rec('hung')], 5000)).rejects.toMatchObject({ reason: 'timeout', sinkMayHold: true });
+    sink.ack();
+  });
+
+  it('is false for a call that timed out while still queued, and for a write the sink refused', async () => {
+    const sink = new FakeSink('manual');
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
+    const first = batcher.publish([rec('a')], 5000);
+    await tick();
+    const queued = batcher.publish([rec('b')], 30);
+    await expect(queued).rejects.toMatchObject({ reason: 'timeout', sinkMayHold: false });
+    sink.fail(new PublishError('unavailable', 'refused'));
+    await expect(first).rejects.toMatchObject({ reason: 'unavailable', sinkMayHold: false });
+    expect(sink.batches.map(ids)).toEqual([['a']]);
+  });
+});

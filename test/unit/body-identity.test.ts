@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Refusal } from '../../src/outcomes/refusal';
 import { bodyIdentity, identityContentType, multipartIdentity } from '../../src/ingest/body-identity';
+import { parseBody } from '../../src/ingest/parse-body';
 
 type Part = { name: string; value?: string; filename?: string; mime?: string; data?: Buffer };
 
@@ -26,7 +27,8 @@ const PARTS: Part[] = [
   { name: 'doc', filename: 'a.pdf', mime: 'application/pdf', data: Buffer.alloc(20_000, 7) },
   { name: 'note', value: 'x' },
 ];
-const identityOf = ({ raw, contentType }: { raw: Buffer; contentType: string }) => bodyIdentity(raw, contentType, limits);
+/** As the buffered path takes it: from the one parse of the body. */
+const identityOf = async ({ raw, contentType }: { raw: Buffer; contentType: string }) => bodyIdentity(raw, await parseBody(raw, contentType, limits));
 
 describe('body identity', () => {
   it('is the same for the same parts sent with two boundaries (a retried curl -F)', async () => {
@@ -49,7 +51,7 @@ describe('body identity', () => {
 
   it('is the raw bytes\' sha256 for any other body', async () => {
     const raw = Buffer.from('{"a":1}');
-    expect(await bodyIdentity(raw, 'application/json', limits)).toBe(createHash('sha256').update(raw).digest('hex'));
+    expect(await identityOf({ raw, contentType: 'application/json' })).toBe(createHash('sha256').update(raw).digest('hex'));
   });
 
   it('read from a stream, it is what the buffered body gives, and a body over its limit is 413', async () => {
@@ -60,6 +62,13 @@ describe('body identity', () => {
     await expect(multipartIdentity(Readable.from(chunks), body.contentType, { ...limits, maxBodyBytes: 1000 })).rejects.toMatchObject({
       status: 413,
     } satisfies Partial<Refusal>);
+  });
+
+  it('is taken by the parse of a multipart body itself (no second pass over its bytes)', async () => {
+    const body = multipart('one-pass', PARTS);
+    const parsed = await parseBody(body.raw, body.contentType, limits);
+    expect(parsed.multipartIdentity).toBe(await multipartIdentity(Readable.from([body.raw]), body.contentType, { ...limits, maxBodyBytes: body.raw.length }));
+    expect(parsed.input).toMatchObject({ subject: 'report', note: 'x', doc: { type: 'file', name: 'a.pdf', size: 20_000 } });
   });
 
   it('takes a multipart content type without its boundary for a fingerprint', () => {

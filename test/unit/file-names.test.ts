@@ -17,7 +17,7 @@ const spoofs = [
 
 describe('file names without hidden direction or control characters', () => {
   it.each(spoofs)('inline file value (buffered parser): %s', async (_, raw) => {
-    const fields = await parseMultipart(raw, CONTENT_TYPE, limits);
+    const { fields } = await parseMultipart(raw, CONTENT_TYPE, limits);
     expect((fields.f as { name: string }).name).toBe('invoicefdp.exe');
   });
 
@@ -33,7 +33,7 @@ describe('file names without hidden direction or control characters', () => {
   });
 
   it('keeps a non-ASCII name sent as raw UTF-8 (as browsers send it) intact', async () => {
-    const fields = await parseMultipart(filePart('filename="résumé ✓.pdf"'), CONTENT_TYPE, limits);
+    const { fields } = await parseMultipart(filePart('filename="résumé ✓.pdf"'), CONTENT_TYPE, limits);
     expect((fields.f as { name: string }).name).toBe('résumé ✓.pdf');
   });
 });

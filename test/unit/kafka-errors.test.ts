@@ -49,6 +49,21 @@ function publishErrorOf(error: unknown, topic?: string): PublishError {
 }
 
 describe('classifyKafkaError', () => {
+  it('says the broker may hold the records after a produce request timed out, not after a refused connection', () => {
+    const timedOut = new KafkaJSRequestTimeoutError('Request Produce(key: 0, version: 7) timed out', {
+      broker: '127.0.0.1:9',
+      clientId: 'c',
+      correlationId: 1,
+      createdAt: 0,
+      sentAt: 0,
+      pendingDuration: 0,
+    });
+    expect(publishErrorOf(retriesExceeded(timedOut)).sinkMayHold).toBe(true);
+    const refused = new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:9');
+    expect(publishErrorOf(refused).sinkMayHold).toBe(false);
+  });
+
+
   test.each([
     ['MESSAGE_TOO_LARGE as thrown by the produce response', () => createErrorFromCode(MESSAGE_TOO_LARGE)],
     ['RECORD_LIST_TOO_LARGE', () => createErrorFromCode(RECORD_LIST_TOO_LARGE)],
