@@ -28,12 +28,19 @@ export interface RunningGateway {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface GatewayProcessOptions {
+  /** Node options before dist/main.js (e.g. `--expose-gc`, `--require <preload>`). */
+  nodeArgs?: string[];
+  /** Open an IPC channel to the child (child.send / 'message'). */
+  ipc?: boolean;
+}
+
 /** Starts the built gateway (dist/main.js) as a child process on a free port. */
-export async function startGateway(env: Record<string, string>, timeoutMs = 30_000): Promise<RunningGateway> {
+export async function startGateway(env: Record<string, string>, timeoutMs = 30_000, options: GatewayProcessOptions = {}): Promise<RunningGateway> {
   if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: run `npm run build` (npm test does it first)');
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

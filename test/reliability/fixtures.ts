@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConsumedRecord } from '../helpers/kafka-mock';
 import { longestDrainMs } from '../../src/publish/timing';
-import { startGateway, type RunningGateway } from '../helpers/server';
+import { startGateway, type GatewayProcessOptions, type RunningGateway } from '../helpers/server';
 import { Cleanup, sleep, UNLIMITED } from './lib';
 
 export const TRIGGER_PATH = 'rel-open';
@@ -88,7 +88,7 @@ export function workDir(cleanup: Cleanup, tag: string): { dir: string; triggersF
  * rates and the shortest grace its publish deadline allows (the gateway refuses a shorter one);
  * the cleanup stops it (SIGKILL after 6 s).
  */
-export async function gatewayWith(cleanup: Cleanup, env: Record<string, string>): Promise<RunningGateway> {
+export async function gatewayWith(cleanup: Cleanup, env: Record<string, string>, options?: GatewayProcessOptions): Promise<RunningGateway> {
   const deadline = Number(env.PUBLISH_TIMEOUT_MS ?? '5000');
   // The shortest drain the deadline allows (checked at start), and request timeouts below it.
   const grace = longestDrainMs(deadline);
@@ -97,7 +97,7 @@ export async function gatewayWith(cleanup: Cleanup, env: Record<string, string>)
     REQUEST_TIMEOUT_MS: String(Math.min(15_000, grace - 500)),
     HEADERS_TIMEOUT_MS: String(Math.min(10_000, grace - 1000)),
   };
-  const gateway = await startGateway({ LOG_LEVEL: 'info', ...timeouts, ...UNLIMITED, ...env });
+  const gateway = await startGateway({ LOG_LEVEL: 'info', ...timeouts, ...UNLIMITED, ...env }, undefined, options);
   cleanup.add(`stop gateway pid ${gateway.child.pid}`, () => stopGateway(gateway));
   return gateway;
 }
