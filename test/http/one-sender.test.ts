@@ -134,6 +134,22 @@ describe('Twilio: one content-type rule and one kind on both routes', () => {
     const events = t.sink.events().slice(before);
     expect(events.map((event) => event.data.provider?.kind ?? event.type)).toEqual([kind, chatType]);
   });
+
+  // A repeated parameter is read by its first value on both routes (the trigger's form parser collects it into an array).
+  it('names a callback with a repeated MessageStatus by its first value on both routes', async () => {
+    const form = `${withAccount('status-delivered.form').replace(/SM[0-9a-f]{32}/g, 'SM00000000000000000000000000000001')}&MessageStatus=read`;
+    const params: Record<string, string[]> = {};
+    for (const [name, value] of new URLSearchParams(form)) (params[name] ??= []).push(value);
+    const before = t.sink.records.length;
+    for (const [, path] of paths) {
+      const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC}${path}`, params);
+      const res = await request(t.app).post(path).set('Content-Type', 'application/x-www-form-urlencoded').set('X-Twilio-Signature', signature).send(form);
+      expect(res.status).toBe(200);
+    }
+    const [onTrigger, onChannel] = t.sink.events().slice(before);
+    expect(onTrigger.data.provider).toMatchObject({ kind: 'message.status.delivered', deliveryId: 'SM00000000000000000000000000000001:delivered' });
+    expect(onChannel.data.status).toBe('delivered');
+  });
 });
 
 describe('Meta on a trigger and on a WhatsApp channel', () => {

@@ -11,8 +11,10 @@
  */
 const INBOUND_STATUS = 'received';
 
+/** A parameter's value; a repeated one by its first, as the channel reads it (a trigger's form parser collects it into an array). */
 function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' && first !== '' ? first : undefined;
 }
 
 /** The message a callback is about: MessageSid, or the legacy SmsMessageSid / SmsSid. */
