@@ -196,6 +196,21 @@ describe('Meta on a trigger and on a WhatsApp channel', () => {
     expect(t.sink.records).toHaveLength(before);
   });
 
+  // Read as UTF-16 on a trigger, as UTF-8 on the channel: neither, since Meta writes (and signs) UTF-8.
+  it.each(paths)('answers 415 on the %s route to a signed WhatsApp body in another charset than UTF-8', async (_route, path) => {
+    const raw = Buffer.from(fixture('whatsapp', 'text.json'), 'utf16le');
+    const before = t.sink.records.length;
+    const res = await request(t.app)
+      .post(path)
+      .set('Content-Type', 'application/json; charset=utf-16le')
+      .set('X-Hub-Signature-256', signWhatsAppBody(raw, APP_SECRET))
+      // Sent as the bytes they are, not JSON-serialised by supertest.
+      .serialize(((body: Buffer) => body) as unknown as (body: unknown) => string)
+      .send(raw);
+    expect(expectError(res, 'UNSUPPORTED_MEDIA_TYPE').details).toEqual({ reason: 'unsupported_charset', charset: 'utf-16le' });
+    expect(t.sink.records).toHaveLength(before);
+  });
+
   it('checks the WhatsApp signature once per request', async () => {
     const raw = fixture('whatsapp', 'text.json');
     // The module object itself (the gateway's compiled imports read its properties at each call).
