@@ -4,7 +4,8 @@ import type { Config } from './config/schema';
 import type { DeliveryLog } from './delivery-log/delivery-log';
 import { MemoryDeliveryLog } from './delivery-log/memory';
 import { RedisDeliveryLog } from './delivery-log/redis';
-import { fileStoreFor } from './files/pick';
+import { fileStoreFor, type FileStoreSettings } from './files/pick';
+import type { HttpServerSettings } from './http/server';
 import { MemoryIdempotencyStore } from './idempotency/memory';
 import { RedisIdempotencyStore } from './idempotency/redis';
 import { BodyBudget } from './ingest/body-budget';
@@ -52,7 +53,7 @@ interface Adapters {
 /** The one place where embedded or production adapters are picked. */
 export function createContainer(config: Config, logger: Logger, metrics = createMetrics(), tracing = createTracing(tracingSettings(config), logger)): Container {
   const adapters = pickAdapters(config, logger, metrics, tracing);
-  const files = fileStoreFor(config, logger, metrics);
+  const files = fileStoreFor(fileStoreSettings(config), logger, metrics);
   if (files) adapters.checks.push({ name: files.name, ping: () => files.ping() });
   const batcher = new MicroBatcher(
     tracing.traceSink(adapters.sink),
@@ -186,6 +187,24 @@ export function kafkaSettings(config: Config): KafkaSettings | undefined {
 /** The file sink's section (EVENTS_DIR). */
 export function fileSinkSettings(config: Config): FileSinkSettings {
   return { dir: config.EVENTS_DIR };
+}
+
+/** The file store's section (S3_*, its calls bounded by PUBLISH_TIMEOUT_MS); undefined without S3_BUCKET. */
+export function fileStoreSettings(config: Config): FileStoreSettings | undefined {
+  if (!config.S3_BUCKET) return undefined;
+  return {
+    bucket: config.S3_BUCKET,
+    prefix: config.S3_PREFIX ?? '',
+    region: config.S3_REGION,
+    endpoint: config.S3_ENDPOINT,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    timeoutMs: config.PUBLISH_TIMEOUT_MS,
+  };
+}
+
+/** The HTTP listeners' section (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS). */
+export function httpServerSettings(config: Config): HttpServerSettings {
+  return { headersTimeoutMs: config.HEADERS_TIMEOUT_MS, requestTimeoutMs: config.REQUEST_TIMEOUT_MS };
 }
 
 /** Tracing's section (OTEL_*): where spans go, if anywhere, and the service name. */

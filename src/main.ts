@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdminApp, createApp } from './app';
 import { loadConfig, redactConfig } from './config/load';
-import { createContainer } from './container';
+import { createContainer, httpServerSettings } from './container';
 import { destroyLingeringSockets } from './http/lingering-close';
 import { createHttpServer } from './http/server';
 import { createLogger } from './observability/logger';
@@ -39,8 +39,9 @@ async function main(): Promise<void> {
 
   const { metrics } = container.deps;
   const countTimeout = () => metrics.requests.inc({ route: 'other', outcome: 'timed_out', reason: 'request_timeout', status: 408 });
-  const ingress = createHttpServer(config, createApp(container.deps), countTimeout);
-  const admin = createHttpServer(config, createAdminApp(container.deps), countTimeout);
+  const listener = httpServerSettings(config);
+  const ingress = createHttpServer(listener, createApp(container.deps), countTimeout);
+  const admin = createHttpServer(listener, createAdminApp(container.deps), countTimeout);
   const [port, adminPort] = await Promise.all([
     listen(ingress.server, config.PORT, config.HOST),
     listen(admin.server, config.ADMIN_PORT, config.HOST),

@@ -1,20 +1,12 @@
-import type { Config } from '../config/schema';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { FileStore } from './file-store';
-import { S3FileStore } from './s3';
+import { S3FileStore, type S3FileStoreOptions } from './s3';
 
-/** S3 when S3_BUCKET is set; otherwise none (files stay inline, contract §2.5). */
-export function fileStoreFor(config: Config, logger: Logger, metrics: Metrics): FileStore | undefined {
-  if (!config.S3_BUCKET) return undefined;
-  return new S3FileStore({
-    bucket: config.S3_BUCKET,
-    prefix: config.S3_PREFIX ?? '',
-    region: config.S3_REGION,
-    endpoint: config.S3_ENDPOINT,
-    forcePathStyle: config.S3_FORCE_PATH_STYLE,
-    timeoutMs: config.PUBLISH_TIMEOUT_MS,
-    logger,
-    metrics,
-  });
+/** The file store's section of the settings (the container builds it from S3_* and PUBLISH_TIMEOUT_MS). */
+export type FileStoreSettings = Omit<S3FileStoreOptions, 'logger' | 'metrics'>;
+
+/** S3 when the settings name a bucket; otherwise none (files stay inline, contract §2.5). */
+export function fileStoreFor(settings: FileStoreSettings | undefined, logger: Logger, metrics: Metrics): FileStore | undefined {
+  return settings && new S3FileStore({ ...settings, logger, metrics });
 }

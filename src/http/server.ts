@@ -1,10 +1,17 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Config } from '../config/schema';
 import { clientErrorListener } from './client-error';
 
 /** Longer than common load balancers' idle timeout (AWS ALB: 60 s), so they close first. */
 const KEEP_ALIVE_MS = 65_000;
+
+/** The listeners' section of the settings (the container builds it from HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS). */
+export interface HttpServerSettings {
+  /** A request's headers must have arrived within this. */
+  headersTimeoutMs: number;
+  /** The whole request must have arrived within this. */
+  requestTimeoutMs: number;
+}
 
 export interface HttpServer {
   server: Server;
@@ -23,12 +30,12 @@ export interface HttpServer {
  * enforces both only when it sweeps its connections, every 30 s by default; the sweep runs
  * often enough here that a timeout is enforced within a second of expiring.
  */
-export function createHttpServer(config: Config, app: RequestListener, onTimeout: () => void = () => undefined): HttpServer {
+export function createHttpServer(settings: HttpServerSettings, app: RequestListener, onTimeout: () => void = () => undefined): HttpServer {
   const server = createServer(
     {
-      headersTimeout: config.HEADERS_TIMEOUT_MS,
-      requestTimeout: config.REQUEST_TIMEOUT_MS,
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.HEADERS_TIMEOUT_MS / 4))),
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(settings.headersTimeoutMs / 4))),
       keepAliveTimeout: KEEP_ALIVE_MS,
     },
     app,
@@ -53,7 +60,7 @@ export function createHttpServer(config: Config, app: RequestListener, onTimeout
     server,
     closeStalledConnections() {
       server.closeIdleConnections();
-      const stalledBefore = Date.now() - config.HEADERS_TIMEOUT_MS;
+      const stalledBefore = Date.now() - settings.headersTimeoutMs;
       for (const [socket, state] of connections) if (state.inApp === 0 && state.waitingSince < stalledBefore) socket.destroy();
     },
   };

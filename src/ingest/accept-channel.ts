@@ -1,4 +1,5 @@
 import type { ChannelSender } from '../providers/channel-gate';
+import { checkSenderBodyType } from '../providers/body-type';
 import type { EventTrace } from '../tracing/w3c';
 import { acceptChatEvents, mapDelivery, type ChatAck } from './accept-chat';
 import { parseJsonBytes } from './parse-body';
@@ -11,6 +12,8 @@ export interface ChannelDelivery {
   contentType: string | undefined;
   /** The public URL the sender called (Twilio's JSON variant names its body hash there). */
   url: string;
+  /** The parsed delivery's kind, derived by the sender's preset as on a trigger (contract §10), for the delivery log. */
+  noteKind?: (payload: unknown) => void;
   /** Only to correlate log lines with the access log. */
   requestId?: string;
   trace?: EventTrace;
@@ -20,9 +23,9 @@ export interface ChannelDelivery {
 export async function acceptChannelDelivery(deps: IngestDeps, delivery: ChannelDelivery): Promise<ChatAck> {
   const { sender, raw } = delivery;
   const { chat, ref } = sender;
-  const payload = chat.parse
-    ? chat.parse(raw, { contentType: delivery.contentType, url: delivery.url, maxFields: deps.config.MAX_FIELDS })
-    : parseJsonBytes(raw);
+  checkSenderBodyType(sender.provider, raw, delivery.contentType, delivery.url);
+  const payload = chat.parse ? chat.parse(raw, { url: delivery.url, maxFields: deps.config.MAX_FIELDS }) : parseJsonBytes(raw);
+  delivery.noteKind?.(payload);
   const mapping = mapDelivery(chat.describes, () => chat.map(payload, ref));
   return acceptChatEvents(deps, {
     provider: chat.channel,

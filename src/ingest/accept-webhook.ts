@@ -32,7 +32,7 @@ export interface WebhookRequest {
   query: Record<string, unknown>;
   raw: Buffer;
   /** A trigger with `provider` (contract §10): already verified; reads the kind, filter and delivery id. */
-  provider?: Pick<ProviderGate, 'classify'>;
+  provider?: Pick<ProviderGate, 'checkBodyType' | 'classify'>;
   /** W3C trace context the event carries (CloudEvents distributed-tracing extension). */
   trace?: EventTrace;
 }
@@ -65,6 +65,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
     maxFields: config.MAX_FIELDS,
     maxFieldBytes: config.MAX_BODY_BYTES,
   };
+  req.provider?.checkBodyType(raw, contentType);
   const parsed = await parseBody(raw, contentType, limits);
   applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
   const delivery = req.provider?.classify(req.headers, parsed.value);

@@ -10,6 +10,7 @@ import { providerNamed } from './registry';
 import { effectiveTolerance, type StoredProvider } from './trigger-field';
 import { rawJson } from './body';
 import { signatureDiagnostics, type SignatureDiagnostics } from './diagnostics';
+import { checkSenderBodyType } from './body-type';
 
 /** What the gate needs to know of an HTTP request; the route builds it (nothing here imports express). */
 export interface ProviderRequest {
@@ -141,13 +142,24 @@ export class ProviderGate {
     return answer === undefined ? undefined : handshakeReply(answer);
   }
 
-  /** After parsing: the kind, whether `events` lets it through, and what is published. */
-  classify(headers: IncomingHttpHeaders, body: unknown): Classified {
+  /** Once verified, before parsing: 415 for a body of another type than the sender posts (Twilio, Meta, Telegram). */
+  checkBodyType(raw: Buffer, contentType: string | undefined): void {
+    checkSenderBodyType(this.provider, raw, contentType, this.request.url);
+  }
+
+  /** The verified delivery's kind, the same on a trigger and a channel route: 400 when too long, reported when the catalogue lacks it. */
+  kindOf(headers: IncomingHttpHeaders, body: unknown): string {
     const kind = this.provider.kind(headers, body, this.verifiedRaw);
     if (kind.length > MAX_KIND_LENGTH) {
       throw new Refusal('kind_too_long', `the event kind is longer than ${MAX_KIND_LENGTH} characters`, { length: kind.length });
     }
     if (!isKnownKind(this.provider.name, kind)) reportUnknownKind(this.provider.name, kind, this.metrics, this.logger);
+    return kind;
+  }
+
+  /** After parsing: the kind, whether `events` lets it through, and what is published. */
+  classify(headers: IncomingHttpHeaders, body: unknown): Classified {
+    const kind = this.kindOf(headers, body);
     if (this.stored.events && !eventFilter(this.stored.events).includes(kind)) {
       this.metrics.providerEventsIgnored.inc({ provider: this.provider.name });
       return { ignored: true, kind };

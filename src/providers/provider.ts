@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
+import type { BodyKind } from '../ingest/content-type';
 import type { StoredChannel } from '../registry/schemas';
 import type { ChatMapping, ChatProvider } from './chat-event';
 
@@ -76,8 +77,8 @@ export interface ChatSide {
   credentials(channel: StoredChannel): { secrets: string[]; options: Record<string, unknown>; identity?: string };
   /** The setting that limits this channel's body (default MAX_BODY_BYTES). */
   bodyLimitSetting?: 'WHATSAPP_MAX_BODY_BYTES';
-  /** The verified raw body → the payload `map` reads; absent: JSON. Throws a Refusal (400/413/415). */
-  parse?(raw: Buffer, request: { contentType: string | undefined; url: string; maxFields: number }): unknown;
+  /** The verified raw body, of the preset's `bodyKind` → the payload `map` reads; absent: JSON. Throws a Refusal (400/413). */
+  parse?(raw: Buffer, request: { url: string; maxFields: number }): unknown;
   /** Pure: a verified, parsed payload → chat events; throws ChatPayloadError when it is not this sender's at all. */
   map(payload: unknown, channel: ChannelRef): ChatMapping;
 }
@@ -114,6 +115,12 @@ export interface Provider {
   precheck(head: RequestHead): SignatureReason | undefined;
   /** The whole check over the raw body bytes, in constant time. */
   verify(request: SignedRequest): VerifyResult;
+  /**
+   * The one body type the sender posts to this URL (Twilio: a form, or JSON under `bodySHA256`).
+   * A verified, non-empty body of another Content-Type (or none) is refused 415 on the trigger
+   * and the channel route alike (src/providers/body-type.ts). Absent: any type contract §2 reads.
+   */
+  bodyKind?(url: string): BodyKind;
   handshake?: Handshake;
   /** One of the kinds its kinds file lists (contract §10); `raw` is the verified body as received. */
   kind(headers: IncomingHttpHeaders, body: unknown, raw?: Buffer): string;

@@ -59,7 +59,15 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
     checkBody: (raw) => provider.afterBody(raw),
     diagnose: (raw) => provider.diagnose(raw),
     accept: (raw) =>
-      acceptChannelDelivery(deps, { sender, raw, contentType: req.headers['content-type'], url: request.url, requestId: contextOf(res).requestId, trace: contextOf(res).trace }),
+      acceptChannelDelivery(deps, {
+        sender,
+        raw,
+        contentType: req.headers['content-type'],
+        url: request.url,
+        noteKind: (payload) => noteDelivery(res, { kind: provider.kindOf(req.headers, payload) }),
+        requestId: contextOf(res).requestId,
+        trace: contextOf(res).trace,
+      }),
   });
   if ('reply' in admitted) return sendReply(res, admitted.reply);
   sendAck(res, sender, admitted.result);

@@ -4,6 +4,7 @@
  */
 import { once } from 'node:events';
 import { connect } from 'node:net';
+import { httpServerSettings } from '../../src/container';
 import { createHttpServer } from '../../src/http/server';
 import { testApp } from '../helpers/app';
 import { hookUrl, triggerInput } from '../helpers/http';
@@ -46,8 +47,8 @@ describe('two Host headers (RFC 9112 §3.2)', () => {
   let admin: Listening;
   beforeAll(async () => {
     await t.addTrigger('dup-host', triggerInput());
-    pub = await listen(t.app, createHttpServer(t.deps.config, t.app).server);
-    admin = await listen(t.admin, createHttpServer(t.deps.config, t.admin).server);
+    pub = await listen(t.app, createHttpServer(httpServerSettings(t.deps.config), t.app).server);
+    admin = await listen(t.admin, createHttpServer(httpServerSettings(t.deps.config), t.admin).server);
   });
   afterAll(async () => {
     await pub.close();

@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import twilio from 'twilio';
-import { testApp } from '../helpers/app';
+import { ADMIN_TOKEN, testApp } from '../helpers/app';
 import { expectError, hookUrl, triggerInput } from '../helpers/http';
 import { signWhatsAppBody } from '../helpers/meta-signature';
+import { waitUntil } from '../helpers/wait';
 
 /** Contract §10 "One sender, one behaviour": a delivery valid on the trigger route is valid on the channel route, and the reverse. */
 
@@ -18,6 +20,19 @@ const routes = { trigger: hookUrl('sender'), channel: '/api/channels/PROVIDER/ch
 
 function fixture(dir: string, name: string): string {
   return readFileSync(join(__dirname, '..', 'fixtures', dir, name), 'utf8');
+}
+
+type App = ReturnType<typeof testApp>;
+
+/** The delivery log entry (contract §13) of one request, once it is written. */
+async function logEntry(t: App, route: 'trigger' | 'channel', id: string, requestId: string): Promise<Record<string, any>> {
+  let found: Record<string, any> | undefined;
+  await waitUntil(async () => {
+    const page = await request(t.admin).get(`/admin/${route}s/${id}/deliveries?limit=500`).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+    found = page.body.data?.find((entry: { requestId: string }) => entry.requestId === requestId);
+    return found !== undefined;
+  }, `the log entry of ${requestId}`);
+  return found!;
 }
 
 describe('Twilio on a trigger and on a channel', () => {
@@ -60,6 +75,83 @@ describe('Twilio on a trigger and on a channel', () => {
   });
 });
 
+describe('Twilio: one content-type rule and one kind on both routes', () => {
+  const t = testApp({ PUBLIC_BASE_URL: PUBLIC });
+  const channelPath = routes.channel.replace('PROVIDER', 'twilio');
+  const paths: Array<['trigger' | 'channel', string]> = [
+    ['trigger', routes.trigger],
+    ['channel', channelPath],
+  ];
+  const withAccount = (name: string) => fixture('twilio', name).replace(/AccountSid=[^&]*/, `AccountSid=${ACCOUNT_SID}`);
+  const signForm = (path: string, form: string) => twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC}${path}`, Object.fromEntries(new URLSearchParams(form)));
+  beforeAll(async () => {
+    await t.addTrigger('sender', triggerInput({ provider: { name: 'twilio', secrets: [AUTH_TOKEN] } }));
+    await t.addChannel('ch_sender', { provider: 'twilio', workspaceId: 'ws-1', inboxId: 'in-1', accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN });
+  });
+
+  // Twilio always sends application/x-www-form-urlencoded (contract §2.4, §11): a body without a type is
+  // not Twilio's, even under a signature that holds over its parameters.
+  it('answers the same 415 to a correctly signed form without a Content-Type on both routes', async () => {
+    const form = withAccount('sms-inbound.form');
+    const before = t.sink.records.length;
+    const answers = [];
+    for (const [, path] of paths) {
+      const signature = signForm(path, form);
+      expect(twilio.validateRequest(AUTH_TOKEN, signature, `${PUBLIC}${path}`, Object.fromEntries(new URLSearchParams(form)))).toBe(true);
+      const res = await request(t.app).post(path).serialize((x: string) => x).send(form).unset('Content-Type').set('X-Twilio-Signature', signature);
+      answers.push(expectError(res, 'UNSUPPORTED_MEDIA_TYPE'));
+    }
+    expect(answers[0].details).toEqual({ reason: 'unsupported_media_type', contentType: null, accepted: ['application/x-www-form-urlencoded'] });
+    expect(answers[1]).toEqual(answers[0]);
+    expect(t.sink.records).toHaveLength(before);
+  });
+
+  it.each(paths)('answers 415 on the %s route to a body signed through bodySHA256 that is not sent as JSON', async (_route, path) => {
+    const body = JSON.stringify(Object.fromEntries(new URLSearchParams(withAccount('sms-inbound.form'))));
+    const signed = `${path}?bodySHA256=${createHash('sha256').update(body).digest('hex')}`;
+    const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC}${signed}`, {});
+    expect(twilio.validateRequestWithBody(AUTH_TOKEN, signature, `${PUBLIC}${signed}`, body)).toBe(true);
+    const before = t.sink.records.length;
+    const res = await request(t.app).post(signed).set('Content-Type', 'text/plain').set('X-Twilio-Signature', signature).send(body);
+    expect(expectError(res, 'UNSUPPORTED_MEDIA_TYPE').details).toEqual({ reason: 'unsupported_media_type', contentType: 'text/plain', accepted: ['application/json'] });
+    expect(t.sink.records).toHaveLength(before);
+  });
+
+  // The kind is the catalogue's (kinds/twilio.json): only `received` is an inbound message's status.
+  it.each([
+    ['an inbound message', withAccount('sms-inbound.form'), 'message.inbound', 'chat.message'],
+    ['a status callback', withAccount('status-delivered.form'), 'message.status.delivered', 'chat.status'],
+    ['a receiving callback', withAccount('sms-inbound.form').replace('SmsStatus=received', 'SmsStatus=receiving&MessageStatus=receiving'), 'message.status.receiving', 'chat.status'],
+  ])('derives the same kind for %s on both routes', async (_name, form, kind, chatType) => {
+    const before = t.sink.records.length;
+    const kinds: string[] = [];
+    for (const [route, path] of paths) {
+      const res = await request(t.app).post(path).set('Content-Type', 'application/x-www-form-urlencoded').set('X-Twilio-Signature', signForm(path, form)).send(form);
+      expect(res.status).toBe(200);
+      kinds.push((await logEntry(t, route, route === 'trigger' ? 'sender' : 'ch_sender', res.headers['x-request-id'])).kind);
+    }
+    expect(kinds).toEqual([kind, kind]);
+    const events = t.sink.events().slice(before);
+    expect(events.map((event) => event.data.provider?.kind ?? event.type)).toEqual([kind, chatType]);
+  });
+
+  // A repeated parameter is read by its first value on both routes (the trigger's form parser collects it into an array).
+  it('names a callback with a repeated MessageStatus by its first value on both routes', async () => {
+    const form = `${withAccount('status-delivered.form').replace(/SM[0-9a-f]{32}/g, 'SM00000000000000000000000000000001')}&MessageStatus=read`;
+    const params: Record<string, string[]> = {};
+    for (const [name, value] of new URLSearchParams(form)) (params[name] ??= []).push(value);
+    const before = t.sink.records.length;
+    for (const [, path] of paths) {
+      const signature = twilio.getExpectedTwilioSignature(AUTH_TOKEN, `${PUBLIC}${path}`, params);
+      const res = await request(t.app).post(path).set('Content-Type', 'application/x-www-form-urlencoded').set('X-Twilio-Signature', signature).send(form);
+      expect(res.status).toBe(200);
+    }
+    const [onTrigger, onChannel] = t.sink.events().slice(before);
+    expect(onTrigger.data.provider).toMatchObject({ kind: 'message.status.delivered', deliveryId: 'SM00000000000000000000000000000001:delivered' });
+    expect(onChannel.data.status).toBe('delivered');
+  });
+});
+
 describe('Meta on a trigger and on a WhatsApp channel', () => {
   const t = testApp();
   beforeAll(async () => {
@@ -89,6 +181,36 @@ describe('Meta on a trigger and on a WhatsApp channel', () => {
     expect(res.text).toBe('1158201444');
   });
 
+  // Meta posts JSON only: a signed body of another type (or none) is the same 415 on both routes.
+  it.each([
+    ['trigger', routes.trigger, 'text/plain'],
+    ['channel', routes.channel.replace('PROVIDER', 'whatsapp'), 'text/plain'],
+    ['trigger', routes.trigger, undefined],
+    ['channel', routes.channel.replace('PROVIDER', 'whatsapp'), undefined],
+  ])('answers 415 on the %s route to a signed WhatsApp body sent as %s', async (_route, path, type) => {
+    const raw = fixture('whatsapp', 'text.json');
+    const before = t.sink.records.length;
+    const post = request(t.app).post(path).serialize((x: string) => x).set('X-Hub-Signature-256', signWhatsAppBody(raw, APP_SECRET)).send(raw);
+    const res = await (type === undefined ? post.unset('Content-Type') : post.set('Content-Type', type));
+    expect(expectError(res, 'UNSUPPORTED_MEDIA_TYPE').details).toEqual({ reason: 'unsupported_media_type', contentType: type ?? null, accepted: ['application/json'] });
+    expect(t.sink.records).toHaveLength(before);
+  });
+
+  // Read as UTF-16 on a trigger, as UTF-8 on the channel: neither, since Meta writes (and signs) UTF-8.
+  it.each(paths)('answers 415 on the %s route to a signed WhatsApp body in another charset than UTF-8', async (_route, path) => {
+    const raw = Buffer.from(fixture('whatsapp', 'text.json'), 'utf16le');
+    const before = t.sink.records.length;
+    const res = await request(t.app)
+      .post(path)
+      .set('Content-Type', 'application/json; charset=utf-16le')
+      .set('X-Hub-Signature-256', signWhatsAppBody(raw, APP_SECRET))
+      // Sent as the bytes they are, not JSON-serialised by supertest.
+      .serialize(((body: Buffer) => body) as unknown as (body: unknown) => string)
+      .send(raw);
+    expect(expectError(res, 'UNSUPPORTED_MEDIA_TYPE').details).toEqual({ reason: 'unsupported_charset', charset: 'utf-16le' });
+    expect(t.sink.records).toHaveLength(before);
+  });
+
   it('checks the WhatsApp signature once per request', async () => {
     const raw = fixture('whatsapp', 'text.json');
     // The module object itself (the gateway's compiled imports read its properties at each call).
@@ -105,5 +227,33 @@ describe('Meta on a trigger and on a WhatsApp channel', () => {
     } finally {
       createHmac.mockRestore();
     }
+  });
+});
+
+describe('Telegram on a trigger and on a channel', () => {
+  const SECRET_TOKEN = 'telegram-secret-one-sender';
+  const t = testApp();
+  beforeAll(async () => {
+    await t.addTrigger('sender', triggerInput({ provider: { name: 'telegram', secrets: [SECRET_TOKEN] } }));
+    await t.addChannel('ch_sender', { provider: 'telegram', workspaceId: 'ws-1', inboxId: 'in-1', secretToken: SECRET_TOKEN });
+  });
+
+  // The Bot API posts JSON only: the same 415 on both routes for anything else.
+  it.each([
+    ['trigger', routes.trigger],
+    ['channel', routes.channel.replace('PROVIDER', 'telegram')],
+  ])('answers 415 on the %s route to an update sent as a form', async (_route, path) => {
+    const before = t.sink.records.length;
+    const res = await request(t.app)
+      .post(path)
+      .set('X-Telegram-Bot-Api-Secret-Token', SECRET_TOKEN)
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .send('update_id=1&message=hi');
+    expect(expectError(res, 'UNSUPPORTED_MEDIA_TYPE').details).toEqual({
+      reason: 'unsupported_media_type',
+      contentType: 'application/x-www-form-urlencoded',
+      accepted: ['application/json'],
+    });
+    expect(t.sink.records).toHaveLength(before);
   });
 });

@@ -16,6 +16,7 @@ import type { Readable } from 'node:stream';
 import twilio from 'twilio';
 import type { FileStore } from '../../src/files/file-store';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/outcomes/codes';
+import { httpServerSettings } from '../../src/container';
 import { createHttpServer } from '../../src/http/server';
 import { testApp } from '../helpers/app';
 import { Rng, twilioForm, webhookBody, type FuzzBody } from '../helpers/fuzz-bodies';
@@ -133,7 +134,7 @@ describe('parser fuzz: no request ends the process, every answer keeps the contr
       await t.addTrigger('fz-typed', triggerInput({ inputFormat: [{ name: 'doc', type: 'file[]' }, { name: 'count', type: 'number' }, { name: 'obj', type: 'object' }, { name: 'flag', type: 'boolean' }] }));
       await t.addTrigger('fz-check', triggerInput());
       await t.addChannel(CHANNEL_ID, { provider: 'twilio', workspaceId: 'ws_1', inboxId: 'inbox_1', accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN });
-      servers.push(await listen(t.app, createHttpServer(t.deps.config, t.app).server));
+      servers.push(await listen(t.app, createHttpServer(httpServerSettings(t.deps.config), t.app).server));
     }
   });
   afterAll(async () => {

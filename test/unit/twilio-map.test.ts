@@ -155,7 +155,8 @@ describe('mapTwilioCallback: status callbacks', () => {
     });
   });
 
-  it.each(['queued', 'sent', 'delivered', 'read', 'undelivered', 'failed'])('maps MessageStatus %s to chat.status', (status) => {
+  // receiving is a status (the catalogue's message.status.receiving, as the trigger preset names it): only received is inbound.
+  it.each(['queued', 'sent', 'delivered', 'read', 'undelivered', 'failed', 'receiving'])('maps MessageStatus %s to chat.status', (status) => {
     const event = mapOne({ ...fixture('status-read-whatsapp'), MessageStatus: status });
     expect(event.type).toBe('chat.status');
     expect(event.dedupeKey).toBe(`SMa0c5d8e9f1a2b3c4d5e6f708192a3b4c:${status}`);

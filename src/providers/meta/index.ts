@@ -74,6 +74,8 @@ export const meta: Provider = {
   optionsSchema: z.strictObject({ verifyToken: z.string().min(1).max(512).optional() }),
   precheck: scheme.precheck,
   verify: scheme.verify,
+  /** Meta posts JSON only. */
+  bodyKind: () => 'json',
   handshake: {
     method: 'GET',
     signed: false,

@@ -13,6 +13,8 @@ export const telegram: Provider = {
   signatureHeaders: () => [TOKEN],
   secretProblem: (secret) => (/^[A-Za-z0-9_-]{1,256}$/.test(secret) ? undefined : 'a Telegram secret_token is 1-256 of A-Z a-z 0-9 _ -'),
   ...tokenScheme(TOKEN),
+  /** The Bot API posts JSON only. */
+  bodyKind: () => 'json',
   /** An Update has update_id and exactly one optional field: that field is the kind. */
   kind(_headers, body) {
     if (!isObject(body)) return UNKNOWN_KIND;

@@ -1,21 +1,16 @@
 import { TextDecoder } from 'node:util';
 import { Refusal } from '../../outcomes/refusal';
-import { classifyContentType } from '../../ingest/content-type';
 import { parseJsonBytes } from '../../ingest/parse-body';
 import type { TwilioFields } from './map';
 import { bodyHashParameter } from './signature';
 
 /**
  * A verified Twilio callback's parameters: a form body's fields, or the JSON variant's object
- * (signed through `bodySHA256`). 400/413/415 for a signed body that cannot be read.
+ * (signed through `bodySHA256`). Its Content-Type was checked before (the preset's `bodyKind`,
+ * the same 415 as on a trigger); 400/413 for a signed body that cannot be read.
  */
-export function parseTwilioCallback(raw: Buffer, request: { contentType: string | undefined; url: string; maxFields: number }): TwilioFields {
+export function parseTwilioCallback(raw: Buffer, request: { url: string; maxFields: number }): TwilioFields {
   if (bodyHashParameter(request.url) !== undefined) return fieldsOfJson(parseJsonBytes(raw));
-  if (raw.length > 0 && classifyContentType(request.contentType)?.kind !== 'form') {
-    throw new Refusal('unsupported_media_type', 'Twilio sends application/x-www-form-urlencoded, or JSON signed through bodySHA256', {
-      accepted: ['application/x-www-form-urlencoded'],
-    });
-  }
   return formFields(raw, request.maxFields);
 }
 

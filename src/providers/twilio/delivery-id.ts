@@ -1,14 +1,20 @@
 /*
- * What names one Twilio callback, on the `twilio` trigger preset and on the Twilio channel alike
- * (contract §10, §11): the signed form parameters only (contract §5), never the unsigned
- * `I-Twilio-Idempotency-Token` header.
+ * What names one Twilio callback, its kind and its id, on the `twilio` trigger preset and on the
+ * Twilio channel alike (contract §10, §11): the signed form parameters only (contract §5), never
+ * the unsigned `I-Twilio-Idempotency-Token` header.
  */
 
-/** An inbound message's own status; every other MessageStatus is a status callback. */
-export const INBOUND_STATUSES: ReadonlySet<string> = new Set(['received', 'receiving']);
+/**
+ * An inbound message's own status; every other MessageStatus is a status callback, named
+ * `message.status.<MessageStatus>` as the catalogue lists it (kinds/twilio.json, which lists
+ * `message.status.receiving` and has no `message.status.received`).
+ */
+const INBOUND_STATUS = 'received';
 
+/** A parameter's value; a repeated one by its first, as the channel reads it (a trigger's form parser collects it into an array). */
 function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' && first !== '' ? first : undefined;
 }
 
 /** The message a callback is about: MessageSid, or the legacy SmsMessageSid / SmsSid. */
@@ -19,7 +25,7 @@ export function twilioMessageSid(fields: Readonly<Record<string, unknown>>): str
 /** The status a status callback reports; undefined for an inbound message. */
 export function twilioCallbackStatus(fields: Readonly<Record<string, unknown>>): string | undefined {
   const status = nonEmpty(fields.MessageStatus);
-  return status !== undefined && !INBOUND_STATUSES.has(status) ? status : undefined;
+  return status !== INBOUND_STATUS ? status : undefined;
 }
 
 /**
@@ -34,4 +40,17 @@ export function twilioDeliveryId(fields: Readonly<Record<string, unknown>>): str
   }
   const call = nonEmpty(fields.CallSid);
   return call === undefined ? undefined : `${call}:${nonEmpty(fields.CallStatus) ?? ''}`;
+}
+
+/**
+ * The catalogue's kind of a callback: `message.status.<MessageStatus>` for a status callback,
+ * `call.status.<CallStatus>` for Voice, `message.inbound` for an inbound message. The channel
+ * maps the same callback to chat.status / chat.message by the same twilioCallbackStatus.
+ */
+export function twilioKind(fields: Readonly<Record<string, unknown>>): string {
+  const status = twilioCallbackStatus(fields);
+  if (status !== undefined) return `message.status.${status}`;
+  const call = nonEmpty(fields.CallStatus);
+  if (call !== undefined) return `call.status.${call}`;
+  return twilioMessageSid(fields) !== undefined ? 'message.inbound' : 'unknown';
 }

@@ -1,8 +1,8 @@
-import { isObject, text } from '../body';
+import { isObject } from '../body';
 import type { Provider, RequestHead } from '../provider';
 import { twilioChat } from './chat';
-import { twilioDeliveryId } from './delivery-id';
-import { presentedTwilioSignature, TWILIO_SIGNATURE_HEADER, verifyTwilio } from './signature';
+import { twilioDeliveryId, twilioKind } from './delivery-id';
+import { bodyHashParameter, presentedTwilioSignature, TWILIO_SIGNATURE_HEADER, verifyTwilio } from './signature';
 
 const SIGNATURE = TWILIO_SIGNATURE_HEADER;
 
@@ -19,14 +19,9 @@ export const twilio: Provider = {
   signatureHeaders: () => [SIGNATURE],
   precheck,
   verify: verifyTwilio,
-  kind(_headers, body) {
-    const messageStatus = text(body, 'MessageStatus');
-    if (messageStatus && messageStatus !== 'received') return `message.status.${messageStatus}`;
-    const callStatus = text(body, 'CallStatus');
-    if (callStatus) return `call.status.${callStatus}`;
-    if (text(body, 'MessageSid') || text(body, 'SmsSid')) return 'message.inbound';
-    return 'unknown';
-  },
+  /** Twilio always posts a form, or JSON when it signs the body's hash in the URL (`bodySHA256`). */
+  bodyKind: (url) => (bodyHashParameter(url) === undefined ? 'form' : 'json'),
+  kind: (_headers, body) => (isObject(body) ? twilioKind(body) : 'unknown'),
   /** The same id as the Twilio channel's dedupe key (contract §10). */
   deliveryId: (_headers, body) => (isObject(body) ? twilioDeliveryId(body) : undefined),
   acknowledgement: 'twiml',

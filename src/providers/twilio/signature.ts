@@ -97,7 +97,7 @@ export function formParameters(raw: Buffer): Map<string, string[]> {
   return params;
 }
 
-/** Twilio posts forms; a body without a type is read as one too. */
+/** Twilio posts forms; a body without a type is checked as one too (then refused 415 by the preset's bodyKind, not 401). */
 function isForm(request: SignedRequest): boolean {
   const type = (header(request.headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
   return request.raw.length === 0 || type === '' || type === 'application/x-www-form-urlencoded';

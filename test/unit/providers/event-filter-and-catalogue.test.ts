@@ -82,6 +82,8 @@ describe('the catalogue', () => {
     ['microsoft-graph', 'lifecycle.reauthorizationRequired', {}, { value: [{ lifecycleEvent: 'reauthorizationRequired' }] }],
     ['twilio', 'message.status.partially_delivered', {}, { MessageSid: 'SM1', MessageStatus: 'partially_delivered' }],
     ['twilio', 'message.inbound', {}, { MessageSid: 'SM1', MessageStatus: 'received' }],
+    ['twilio', 'message.status.receiving', {}, { MessageSid: 'SM1', MessageStatus: 'receiving' }],
+    ['twilio', 'message.inbound', {}, { SmsMessageSid: 'SM1', SmsStatus: 'received' }],
     ['twilio', 'call.status.initiated', {}, { CallSid: 'CA1', CallStatus: 'initiated' }],
   ])('%s: a documented delivery read as %s is a catalogued kind', (name, expected, headers, body) => {
     const kind = providerNamed(name)!.kind(headers, body);

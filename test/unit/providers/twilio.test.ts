@@ -72,6 +72,8 @@ describe('twilio preset', () => {
     expect(twilio.kind({}, { CallSid: 'CA1', CallStatus: 'completed' })).toBe('call.status.completed');
     expect(twilio.deliveryId({}, { MessageSid: 'SM1', MessageStatus: 'delivered' })).toBe('SM1:delivered');
     expect(twilio.deliveryId({}, { MessageSid: 'SM1', SmsStatus: 'received' })).toBe('SM1');
+    expect(twilio.kind({}, { MessageSid: 'SM1', MessageStatus: 'receiving' })).toBe('message.status.receiving');
+    expect(twilio.deliveryId({}, { MessageSid: 'SM1', MessageStatus: 'receiving' })).toBe('SM1:receiving');
     expect(twilio.deliveryId({}, { CallSid: 'CA1', CallStatus: 'completed' })).toBe('CA1:completed');
     // Not covered by the signature: it never names the delivery (contract §5).
     expect(twilio.deliveryId({ 'i-twilio-idempotency-token': 'tok-1' }, { MessageSid: 'SM1' })).toBe('SM1');
