@@ -29,7 +29,7 @@ export function webhookRoutes(deps: AppDeps, router: Pick<Router, 'route'> = Rou
     const path = req.params.path as string;
     const trigger = await deployedTrigger(deps, path, res);
     const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
-    const provider = openGate(trigger.provider, providerRequest(req, deps), deps.metrics, deps.logger);
+    const provider = trigger.provider && openGate(trigger.provider, providerRequest(req, deps), deps.metrics, deps.logger);
     const admitted = await admit(gate, {
       buckets: triggerBuckets(deps.config, path, trigger),
       bodyLimit: deps.config.MAX_BODY_BYTES,
