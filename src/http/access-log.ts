@@ -3,6 +3,7 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Outcome } from '../outcomes/reasons';
 import { contextOf } from './context';
+import { whenClosed } from './response-done';
 
 /**
  * The access log's logger: the root logger's redaction scans every field of every line for
@@ -18,7 +19,8 @@ export function accessLogger(logger: Logger): Logger {
 export function logWhenFinished(logger: Logger, metrics: Metrics, req: Request, res: Response): void {
   const started = process.hrtime.bigint();
   const context = contextOf(res);
-  res.once('finish', () => {
+  whenClosed(res, () => {
+    if (!res.writableFinished) return; // cut off before it was answered: no line, as before
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const route: string = context.route ?? 'other';
     const outcome: Outcome = context.outcome ?? (res.statusCode < 400 ? 'ok' : 'error');

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { DeliveryEntry, DeliveryLog } from '../delivery-log/delivery-log';
 import { contextOf } from './context';
+import { whenClosed } from './response-done';
 
 /**
  * When a request to a registered trigger or channel ends (answered, refused or cut off), its
@@ -9,7 +10,7 @@ import { contextOf } from './context';
 export function recordDeliveryWhenDone(log: DeliveryLog, req: Request, res: Response): void {
   const started = process.hrtime.bigint();
   const facts = contextOf(res);
-  res.once('close', () => {
+  whenClosed(res, () => {
     const { target, diagnostics, bytes, idempotencyKey, deliveryId, kind } = facts.delivery;
     if (!target) return;
     const status = res.statusCode;

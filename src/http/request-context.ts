@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import { accessLogger, logWhenFinished } from './access-log';
 import { openContext } from './context';
@@ -13,7 +13,11 @@ import { duplicateHost } from './single-host';
  * X-Request-Id, an access log line when it is done, `Connection: close` while the process
  * drains, and 400 to a request with two Host headers.
  */
-export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle' | 'deliveryLog'>, headers: Header[] = securityHeaders()): RequestHandler {
+export function requestContext(
+  deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle' | 'deliveryLog'>,
+  headers: Header[] = securityHeaders(),
+  then: (req: Request, res: Response, next: NextFunction) => void = (_req, _res, next) => next(),
+): RequestHandler {
   const logger = accessLogger(deps.logger);
   return (req, res, next) => {
     // A request pipelined behind one that was answered with `Connection: close` (its socket is
@@ -31,6 +35,6 @@ export function requestContext(deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifec
       res.setHeader('Connection', 'close'); // a request framed this oddly: the connection is not reused
       return next(refusal);
     }
-    next();
+    then(req, res, next);
   };
 }

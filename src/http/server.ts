@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientErrorListener } from './client-error';
+import { whenClosed } from './response-done';
 
 /** Longer than common load balancers' idle timeout (AWS ALB: 60 s), so they close first. */
 const KEEP_ALIVE_MS = 65_000;
@@ -52,7 +53,7 @@ export function createHttpServer(settings: HttpServerSettings, app: RequestListe
     const state = connections.get(req.socket);
     if (!state) return;
     state.inApp++;
-    res.once('close', () => {
+    whenClosed(res, () => {
       if (--state.inApp === 0) state.waitingSince = Date.now();
     });
   });

@@ -7,9 +7,21 @@ export interface MediaType {
   charset?: string;
 }
 
-/** Classifies a Content-Type header; undefined for a type the gateway does not accept. */
+let last: { header: string; media: MediaType | undefined } | undefined;
+
+/**
+ * Classifies a Content-Type header; undefined for a type the gateway does not accept. A request
+ * asks several times, and senders send the same few headers: the last answer is kept.
+ */
 export function classifyContentType(header: string | undefined): MediaType | undefined {
   if (!header) return undefined;
+  if (last?.header === header) return last.media;
+  const media = classify(header);
+  last = { header, media: media && Object.freeze(media) };
+  return media;
+}
+
+function classify(header: string): MediaType | undefined {
   const [rawEssence, ...params] = header.split(';');
   const essence = rawEssence.trim().toLowerCase();
   const charset = params

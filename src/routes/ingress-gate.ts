@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { AppDeps } from '../app-deps';
 import { noteDelivery, type DeliveryNotes } from '../http/delivery-notes';
+import { whenClosed } from '../http/response-done';
 import { Refusal } from '../outcomes/refusal';
 import type { BodyLease } from '../ingest/body-budget';
 import { classifyContentType } from '../ingest/content-type';
@@ -131,7 +132,7 @@ export class IngressGate {
     if (this.on.workspaceId !== undefined) keys.push(`workspace:${this.on.workspaceId}`);
     const lease = bodyBudget.lease(keys, Math.floor((bodyBudget.max * config.MAX_INFLIGHT_BODY_SHARE) / 100));
     this.lease = lease;
-    this.res.once('close', () => lease.release());
+    whenClosed(this.res, () => lease.release());
     return lease;
   }
 

@@ -17,10 +17,10 @@ import { lookup } from './lookup';
 import { answerGet, providerRequest, sendReply } from './provider-replies';
 import { streamsFiles, uploadRequest } from './upload-request';
 
-/** POST /api/webhooks/trigger/{path} (contract §2, §10). */
-export function webhookRoutes(deps: AppDeps): Router {
-  const router = Router();
-  router.all('/api/webhooks/trigger/:path', async (req, res) => {
+/** POST /api/webhooks/trigger/{path} (contract §2, §10), on `router` (an app's own, or a new one). */
+export function webhookRoutes(deps: AppDeps, router: Pick<Router, 'route'> = Router()): Router {
+  // One route layer for every method (an app's `all` would add one per method, walked in turn).
+  router.route('/api/webhooks/trigger/:path').all(async (req, res) => {
     contextOf(res).route = 'webhook';
     if (req.method === 'GET') return answerGet(deps, req, res);
     if (req.method !== 'POST') {
@@ -29,7 +29,7 @@ export function webhookRoutes(deps: AppDeps): Router {
     const path = req.params.path as string;
     const trigger = await deployedTrigger(deps, path, res);
     const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
-    const provider = openGate(trigger.provider, providerRequest(req, deps), deps.metrics, deps.logger);
+    const provider = trigger.provider && openGate(trigger.provider, providerRequest(req, deps), deps.metrics, deps.logger);
     const admitted = await admit(gate, {
       buckets: triggerBuckets(deps.config, path, trigger),
       bodyLimit: deps.config.MAX_BODY_BYTES,
@@ -64,7 +64,7 @@ export function webhookRoutes(deps: AppDeps): Router {
     if ('ignored' in ack) throw new Error('only a provider gate filters deliveries');
     sendAck(res, ack);
   });
-  return router;
+  return router as Router;
 }
 
 function sendAck(res: Response, ack: WebhookAck): void {
