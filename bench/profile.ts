@@ -10,22 +10,14 @@ import { startKafkaMock } from '../test/helpers/kafka-mock';
 import { option } from './args';
 import { summarise } from './cpu-profile';
 import { HEADLINE } from './goals';
+import { PROFILE_TARGETS } from './profile-targets';
 import { drive } from './load';
 import { nodeBinaries } from './node-binaries';
 import { startServer } from './processes';
 import { BENCH_REGISTRY, SCENARIOS } from './scenarios';
 import { deleteBenchKeys, requireRedis, targets } from './targets';
 
-const TARGETS: Record<string, string> = {
-  floor: 'floor (bare express 5)',
-  naive: 'naive receiver (Redis + Kafka)',
-  embedded: 'gateway, embedded',
-  'redis-kafka': 'gateway, Redis + Kafka',
-  'embedded-nolog': 'gateway, embedded, DELIVERY_LOG_MAX=0',
-  'redis-kafka-nolog': 'gateway, Redis + Kafka, DELIVERY_LOG_MAX=0',
-  'baseline-embedded': 'baseline build, embedded',
-  'baseline-redis-kafka': 'baseline build, Redis + Kafka',
-};
+const TARGETS = PROFILE_TARGETS;
 
 const argument = (name: string, fallback: string) => option(process.argv, name) ?? fallback;
 
