@@ -14,6 +14,8 @@ export interface ProfileSummary {
   categories: [string, number][];
   /** µs of self time per function, most first. */
   functions: [string, number][];
+  /** µs of samples with a frame whose script URL contains the key somewhere on their stack (each sample counted once). */
+  inclusive: [string, number][];
 }
 
 function category(frame: Profiler.ProfileNode['callFrame']): string | undefined {
@@ -33,7 +35,7 @@ function category(frame: Profiler.ProfileNode['callFrame']): string | undefined 
   return undefined;
 }
 
-export function summarise(profile: Profiler.Profile): ProfileSummary {
+export function summarise(profile: Profiler.Profile, inclusiveOf: string[] = []): ProfileSummary {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -41,6 +43,7 @@ export function summarise(profile: Profiler.Profile): ProfileSummary {
   const deltas = profile.timeDeltas ?? [];
   profile.samples?.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + deltas[i]));
 
+  const inclusive = new Map<string, number>(inclusiveOf.map((part) => [part, 0]));
   const categories = new Map<string, number>();
   const functions = new Map<string, number>();
   for (const [id, us] of self) {
@@ -52,7 +55,15 @@ export function summarise(profile: Profiler.Profile): ProfileSummary {
     while (at !== undefined && (found = category(byId.get(at)!.callFrame)) === undefined) at = parent.get(at);
     const key = found ?? 'native, no JavaScript caller';
     categories.set(key, (categories.get(key) ?? 0) + us);
+    for (const part of inclusiveOf) {
+      for (let up: number | undefined = id; up !== undefined; up = parent.get(up)) {
+        if (byId.get(up)!.callFrame.url.includes(part)) {
+          inclusive.set(part, inclusive.get(part)! + us);
+          break;
+        }
+      }
+    }
   }
   const sorted = (map: Map<string, number>) => [...map].sort((a, b) => b[1] - a[1]);
-  return { totalUs: profile.endTime - profile.startTime, categories: sorted(categories), functions: sorted(functions) };
+  return { totalUs: profile.endTime - profile.startTime, categories: sorted(categories), functions: sorted(functions), inclusive: [...inclusive] };
 }

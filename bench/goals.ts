@@ -12,7 +12,7 @@ const GOALS = {
   /** p99 no worse than the naive receiver's, where asked (issue 24: Node 20). */
   p99NoWorse: { '20': true } as Record<string, boolean>,
   embeddedOverFloor: 0.7,
-  /** The delivery log's cost: req/s lost against the same target with DELIVERY_LOG_MAX=0 (issue 23). */
+  /** The delivery log's cost against the same target with DELIVERY_LOG_MAX=0 (issue 23): see deliveryLogCostLine. */
   deliveryLogCost: 0.05,
   producePer1000: 20,
 };
@@ -47,11 +47,7 @@ export function goalLines(rows: Row[]): string[] {
     }
     for (const [mode, withLog] of [['embedded', embedded], ['Redis + Kafka', production]] as const) {
       const withoutLog = find(`gateway, ${mode}, DELIVERY_LOG_MAX=0`);
-      if (!withLog || !withoutLog || withoutLog.rps <= 0) continue;
-      const cost = 1 - withLog.rps / withoutLog.rps;
-      lines.push(
-        `- ${node}: delivery log cost, ${mode}: ${(cost * 100).toFixed(1)}% of req/s (${withLog.rps} against ${withoutLog.rps} with DELIVERY_LOG_MAX=0; CPU ms / 1000 ${withLog.cpuMsPer1000} against ${withoutLog.cpuMsPer1000}) (goal ≤ ${GOALS.deliveryLogCost * 100}%): ${mark(cost <= GOALS.deliveryLogCost)}`,
-      );
+      if (withLog && withoutLog) lines.push(`- ${node}: ${deliveryLogCostLine(mode, withLog, withoutLog)}`);
     }
     const lingering = find(`gateway, Redis + Kafka, BATCH_LINGER_MS=`);
     if (lingering?.producePer1000 !== undefined && naive && naive.rps > 0) {
@@ -61,6 +57,32 @@ export function goalLines(rows: Row[]): string[] {
     }
   }
   return lines.length > 0 ? [`## Goals (scenario "${HEADLINE}")`, '', ...lines, ''] : [];
+}
+
+/** Largest difference between a target's rounds, as a share of its best round's req/s: the run's own noise. */
+function roundSpread(row: Row): number {
+  const rps = row.rounds?.map((round) => round.rps) ?? [];
+  return rps.length > 1 ? (Math.max(...rps) - Math.min(...rps)) / Math.max(...rps) : 0;
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
+
+/**
+ * The delivery log's cost, judged on the server's CPU per request (the least of each target's
+ * rounds), which the load generator and the other processes on the shared cores barely move;
+ * req/s must agree: its loss may exceed the goal only by as much as the same target's rounds
+ * differ from each other in this run. Either measure alone can fail the goal.
+ */
+export function deliveryLogCostLine(mode: string, withLog: Row, withoutLog: Row): string {
+  const cpuCost = withoutLog.cpuMsPer1000 > 0 ? withLog.cpuMsPer1000 / withoutLog.cpuMsPer1000 - 1 : Infinity;
+  const rpsCost = withoutLog.rps > 0 ? 1 - withLog.rps / withoutLog.rps : Infinity;
+  const noise = Math.max(roundSpread(withLog), roundSpread(withoutLog));
+  const met = cpuCost <= GOALS.deliveryLogCost && rpsCost - noise <= GOALS.deliveryLogCost;
+  return (
+    `delivery log cost, ${mode}: ${percent(cpuCost)} CPU per request (${withLog.cpuMsPer1000} against ${withoutLog.cpuMsPer1000} CPU ms / 1000 with DELIVERY_LOG_MAX=0), ` +
+    `${percent(rpsCost)} of req/s (${withLog.rps} against ${withoutLog.rps}; a target's rounds differ by up to ${percent(noise)}) ` +
+    `(goal ≤ ${percent(GOALS.deliveryLogCost)} of CPU per request, and of req/s beyond the rounds' spread): ${mark(met)}`
+  );
 }
 
 /** MB/s and CPU ms per MB of the JSON body-size scenarios. */

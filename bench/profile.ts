@@ -1,6 +1,8 @@
 // npm run bench:profile -- --target redis-kafka --node 24: one target of the goals' scenario
 // (small JSON, 64 connections) under V8's CPU profiler, warm-up excluded; prints how many µs
 // of the main thread each request costs, by where they go, and the costliest functions.
+// --inclusive a,b: also the µs per request spent under scripts whose path contains a (or b).
+// --baseline <dist dir>: --target baseline-embedded / baseline-redis-kafka profile that build.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,18 +10,14 @@ import { startKafkaMock } from '../test/helpers/kafka-mock';
 import { option } from './args';
 import { summarise } from './cpu-profile';
 import { HEADLINE } from './goals';
+import { PROFILE_TARGETS } from './profile-targets';
 import { drive } from './load';
 import { nodeBinaries } from './node-binaries';
 import { startServer } from './processes';
 import { BENCH_REGISTRY, SCENARIOS } from './scenarios';
 import { deleteBenchKeys, requireRedis, targets } from './targets';
 
-const TARGETS: Record<string, string> = {
-  floor: 'floor (bare express 5)',
-  naive: 'naive receiver (Redis + Kafka)',
-  embedded: 'gateway, embedded',
-  'redis-kafka': 'gateway, Redis + Kafka',
-};
+const TARGETS = PROFILE_TARGETS;
 
 const argument = (name: string, fallback: string) => option(process.argv, name) ?? fallback;
 
@@ -38,13 +36,15 @@ async function main(): Promise<void> {
   const connections = Number(argument('connections', '64'));
   const [node] = nodeBinaries([argument('node', '24')]);
   const scenario = SCENARIOS.find((s) => s.name === HEADLINE)!;
+  const inclusiveOf = option(process.argv, 'inclusive')?.split(',') ?? [];
 
   const redis = await requireRedis();
   const kafka = await startKafkaMock({ topics: ['bench-profile'], rttMs: 5 });
   const work = mkdtempSync(join(tmpdir(), 'igw-profile-'));
   const registryFile = join(work, 'registry.json');
   writeFileSync(registryFile, JSON.stringify(BENCH_REGISTRY));
-  const target = targets(work, registryFile, kafka).find((t) => t.name === targetName)!;
+  const target = targets(work, registryFile, kafka, option(process.argv, 'baseline')).find((t) => t.name === targetName);
+  if (!target) throw new Error(`${targetName}: give --baseline <dist dir>`);
   const profileFile = join(work, 'main-thread.cpuprofile');
   const server = await startServer(node.path, target.script, {
     ...target.env(),
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     const load = await drive(server.port, scenario, seconds, connections, firstId + 10_000_000);
     server.child.kill('SIGUSR2');
     await waitForFile(profileFile, 30_000);
-    const summary = summarise(JSON.parse(readFileSync(profileFile, 'utf8')));
+    const summary = summarise(JSON.parse(readFileSync(profileFile, 'utf8')), inclusiveOf);
     const requests = load.ok + load.non2xx;
     const busyUs = summary.categories.filter(([name]) => name !== 'idle').reduce((sum, [, us]) => sum + us, 0);
     const perRequest = (us: number) => (us / requests).toFixed(1);
@@ -75,6 +75,9 @@ async function main(): Promise<void> {
       '|---|---:|',
       ...summary.functions.slice(0, 20).map(([name, us]) => `| ${name} | ${perRequest(us)} |`),
       '',
+      ...(summary.inclusive.length > 0
+        ? ['| under scripts matching (inclusive) | µs per request |', '|---|---:|', ...summary.inclusive.map(([part, us]) => `| ${part} | ${perRequest(us)} |`), '']
+        : []),
     ];
     process.stdout.write(lines.join('\n'));
   } finally {

@@ -1,10 +1,35 @@
 import { LRUCache } from 'lru-cache';
 import { DELIVERY_LOG_MAX_AGE_MS, InvalidCursorError, targetKey, type DeliveryEntry, type DeliveryLog, type DeliveryPage, type LogTarget } from './delivery-log';
 
-interface Stored {
-  seq: number;
-  atMs: number;
-  entry: DeliveryEntry;
+/**
+ * One target's last `capacity` entries in a ring: `next` is where the next entry goes (and,
+ * once full, the oldest entry). An append writes three slots and allocates nothing.
+ */
+class Ring {
+  readonly entries: DeliveryEntry[] = [];
+  readonly seqs: number[] = [];
+  readonly atMs: number[] = [];
+  next = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  push(entry: DeliveryEntry, seq: number, atMs: number): void {
+    const i = this.next;
+    this.entries[i] = entry;
+    this.seqs[i] = seq;
+    this.atMs[i] = atMs;
+    this.next = i + 1 === this.capacity ? 0 : i + 1;
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** Index of the k-th newest entry (k = 0 is the newest). */
+  at(k: number): number {
+    const i = this.next - 1 - k;
+    return i >= 0 ? i : i + this.entries.length;
+  }
 }
 
 export interface MemoryDeliveryLogOptions {
@@ -16,11 +41,11 @@ export interface MemoryDeliveryLogOptions {
 }
 
 /**
- * Embedded mode: each log is an array, oldest first, trimmed to `maxEntries` on append; the
- * logs are an LRU of `maxTargets`, so memory stays under maxTargets × maxEntries entries.
+ * Embedded mode: each log is a ring of `maxEntries`; the logs are an LRU of `maxTargets`, so
+ * memory stays under maxTargets × maxEntries entries.
  */
 export class MemoryDeliveryLog implements DeliveryLog {
-  private readonly logs: LRUCache<string, Stored[]>;
+  private readonly logs: LRUCache<string, Ring>;
   private readonly now: () => number;
   private seq = 0;
 
@@ -33,26 +58,31 @@ export class MemoryDeliveryLog implements DeliveryLog {
     const key = targetKey(target);
     let log = this.logs.get(key);
     if (!log) {
-      log = [];
+      log = new Ring(this.options.maxEntries);
       this.logs.set(key, log);
     }
-    log.push({ seq: ++this.seq, atMs: this.now(), entry });
-    if (log.length > this.options.maxEntries) log.splice(0, log.length - this.options.maxEntries);
+    log.push(entry, ++this.seq, this.now());
   }
 
   async page(target: LogTarget, limit: number, cursor?: string): Promise<DeliveryPage> {
     const before = cursor === undefined ? Infinity : parseCursor(cursor);
     const oldest = this.now() - DELIVERY_LOG_MAX_AGE_MS;
-    const log = this.logs.peek(targetKey(target)) ?? [];
-    const entries: Stored[] = [];
-    for (let i = log.length - 1; i >= 0 && entries.length <= limit; i--) {
-      const stored = log[i];
-      if (stored.atMs < oldest) break;
-      if (stored.seq < before) entries.push(stored);
+    const log = this.logs.peek(targetKey(target));
+    const entries: DeliveryEntry[] = [];
+    let lastSeq = 0;
+    let more = false;
+    for (let k = 0; log && k < log.size; k++) {
+      const i = log.at(k);
+      if (log.atMs[i] < oldest) break;
+      if (log.seqs[i] >= before) continue;
+      if (entries.length === limit) {
+        more = true;
+        break;
+      }
+      entries.push(log.entries[i]);
+      lastSeq = log.seqs[i];
     }
-    const more = entries.length > limit;
-    const shown = entries.slice(0, limit);
-    return { entries: shown.map((s) => s.entry), nextCursor: more ? String(shown[shown.length - 1].seq) : null };
+    return { entries, nextCursor: more ? String(lastSeq) : null };
   }
 
   async start(): Promise<void> {}

@@ -3,41 +3,70 @@ import { DELIVERY_LOG_MAX_AGE_MS, InvalidCursorError, targetKey, type DeliveryEn
 
 const STREAM_ID = /^[0-9]{1,20}-[0-9]{1,20}$/;
 
+/** Entries waiting for their flush or for Redis's answer; past it an entry is counted lost at once. */
+export const DEFAULT_MAX_BUFFERED = 10_000;
+
 export interface RedisDeliveryLogOptions {
   prefix: string;
   /** Entries kept per trigger or channel (DELIVERY_LOG_MAX). */
   maxEntries: number;
   /** Called once for each entry that could not be written. */
   onLost(error: unknown): void;
+  /** Bound of entries held in memory (buffered or written but unanswered); DEFAULT_MAX_BUFFERED by default. */
+  maxBuffered?: number;
   now?: () => number;
 }
 
-/** XADD trimmed to exactly ARGV[1] entries, then the stream's expiry renewed: one command a request. */
+/**
+ * Appends ARGV[3..] in order, the last XADD trimming the stream to exactly ARGV[1] entries,
+ * then renews the stream's expiry: one command for all of a stream's entries of one flush.
+ */
 const APPEND_LUA = `
-redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[1], '*', 'e', ARGV[3])
+local last = #ARGV
+for i = 3, last - 1 do redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end
+redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[1], '*', 'e', ARGV[last])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`;
 
 interface ScriptCommands {
-  igwDeliveryLogAppend(key: string, maxEntries: string, ttlMs: string, entry: string): Promise<number>;
+  igwDeliveryLogAppend(key: string, maxEntries: string, ttlMs: string, ...entries: string[]): Promise<number>;
+}
+
+class BufferFullError extends Error {
+  constructor() {
+    super('delivery log buffer full');
+    this.name = 'BufferFullError';
+  }
 }
 
 /**
- * Production: one Redis Stream per trigger or channel, shared by every pod. Each request adds
- * one command (contract §13): a script that appends the entry (the stream trimmed to exactly
- * `maxEntries`) and renews the stream's 7-day expiry. It goes out in the client's automatic
- * pipeline with the request's other commands and is never awaited by the request. Reads skip
- * entries older than 7 days (a stream written to every day never expires as a whole).
+ * Production: one Redis Stream per trigger or channel, shared by every pod. `append` only
+ * buffers the entry; once per event-loop turn (setImmediate) the buffer goes out as one script
+ * call per stream carrying all of that stream's new entries in order (a stream is one key, so
+ * this holds on a Redis Cluster too). So a request adds at most one pipelined command
+ * (contract §13), and under load many requests share one. Nothing awaits the writes; an entry
+ * that cannot be written (Redis down, buffer full) is counted by `onLost` and dropped. Reads
+ * skip entries older than 7 days (a stream written to every day never expires as a whole).
  */
 export class RedisDeliveryLog implements DeliveryLog {
   private readonly now: () => number;
   private readonly scripts: ScriptCommands;
+  private readonly maxEntries: string;
+  private readonly ttlMs = String(DELIVERY_LOG_MAX_AGE_MS);
+  private readonly maxBuffered: number;
+  private pending = new Map<string, string[]>();
+  /** Entries in `pending` plus those written and not yet answered. */
+  private held = 0;
+  private flushScheduled = false;
+  private readonly writes = new Set<Promise<void>>();
 
   constructor(
     private readonly client: RedisClient,
     private readonly options: RedisDeliveryLogOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.maxEntries = String(options.maxEntries);
+    this.maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
     // EVAL the first time on each socket, EVALSHA after (and again EVAL after a NOSCRIPT).
     client.defineCommand('igwDeliveryLogAppend', { numberOfKeys: 1, lua: APPEND_LUA });
     this.scripts = client as unknown as ScriptCommands;
@@ -45,9 +74,16 @@ export class RedisDeliveryLog implements DeliveryLog {
 
   append(target: LogTarget, entry: DeliveryEntry): void {
     try {
-      this.scripts
-        .igwDeliveryLogAppend(this.key(target), String(this.options.maxEntries), String(DELIVERY_LOG_MAX_AGE_MS), JSON.stringify(entry))
-        .catch((error: unknown) => this.options.onLost(error));
+      if (this.held >= this.maxBuffered) return this.options.onLost(new BufferFullError());
+      const key = this.key(target);
+      const entries = this.pending.get(key);
+      if (entries) entries.push(JSON.stringify(entry));
+      else this.pending.set(key, [JSON.stringify(entry)]);
+      this.held++;
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.flushNow);
+      }
     } catch (error) {
       this.options.onLost(error);
     }
@@ -67,7 +103,48 @@ export class RedisDeliveryLog implements DeliveryLog {
 
   async start(): Promise<void> {}
   async ping(): Promise<void> {}
-  async close(): Promise<void> {}
+
+  /** Writes what is buffered and waits for every write's answer (the connection closes after). */
+  async close(): Promise<void> {
+    this.flush();
+    while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
+  }
+
+  private readonly flushNow = () => this.flush();
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.pending.size === 0) return;
+    const batches = this.pending;
+    this.pending = new Map();
+    const max = this.options.maxEntries;
+    for (const [key, entries] of batches) {
+      // Entries the stream's trim would drop at once are not sent: they are not lost, only superseded.
+      if (entries.length > max) this.held -= entries.length - max;
+      this.write(key, entries.length > max ? entries.slice(entries.length - max) : entries);
+    }
+  }
+
+  private write(key: string, sent: string[]): void {
+    const settled = () => {
+      this.held -= sent.length;
+      this.writes.delete(write);
+    };
+    const lost = (error: unknown) => {
+      for (let i = 0; i < sent.length; i++) this.options.onLost(error);
+    };
+    let reply: Promise<number>;
+    try {
+      reply = this.scripts.igwDeliveryLogAppend(key, this.maxEntries, this.ttlMs, ...sent);
+    } catch (error) {
+      reply = Promise.reject(error);
+    }
+    const write: Promise<void> = reply.then(settled, (error: unknown) => {
+      settled();
+      lost(error);
+    });
+    this.writes.add(write);
+  }
 
   private key(target: LogTarget): string {
     return `${this.options.prefix}deliveries:${targetKey(target)}`;

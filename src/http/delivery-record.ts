@@ -8,35 +8,36 @@ import { whenClosed } from './response-done';
  * entry goes to the delivery log. The write is not awaited and cannot throw into the request.
  */
 export function recordDeliveryWhenDone(log: DeliveryLog, req: Request, res: Response): void {
-  const started = process.hrtime.bigint();
+  const started = performance.now();
   const facts = contextOf(res);
   whenClosed(res, () => {
     const { target, diagnostics, bytes, idempotencyKey, deliveryId, kind } = facts.delivery;
     if (!target) return;
     const status = res.statusCode;
-    const outcome = facts.outcome ?? (!res.writableFinished ? 'aborted' : status < 400 ? 'ok' : 'error');
-    const entry: DeliveryEntry = {
+    // Built by assignment in the contract's key order: no temporary object per optional field.
+    const entry = {
       at: new Date().toISOString(),
       requestId: facts.requestId,
       status,
-      outcome,
-      ...(facts.reason && { reason: facts.reason }),
-      ...(facts.eventId && { eventId: facts.eventId }),
-      ...(idempotencyKey && { idempotencyKey }),
-      ...(deliveryId && { deliveryId }),
-      ...(kind && { kind }),
-      bytes: bytes ?? (Number(req.headers['content-length']) || 0),
-      ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10,
-      clientIp: req.ip ?? req.socket.remoteAddress ?? 'unknown',
-      ...entryDiagnostics(facts.reason, diagnostics, facts.refusalDetails),
-    };
+      outcome: facts.outcome ?? (!res.writableFinished ? 'aborted' : status < 400 ? 'ok' : 'error'),
+    } as DeliveryEntry;
+    if (facts.reason) entry.reason = facts.reason;
+    if (facts.eventId) entry.eventId = facts.eventId;
+    if (idempotencyKey) entry.idempotencyKey = idempotencyKey;
+    if (deliveryId) entry.deliveryId = deliveryId;
+    if (kind) entry.kind = kind;
+    entry.bytes = bytes ?? (Number(req.headers['content-length']) || 0);
+    entry.ms = Math.round((performance.now() - started) * 10) / 10;
+    entry.clientIp = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const entryDiagnostics = diagnosticsOf(facts.reason, diagnostics, facts.refusalDetails);
+    if (entryDiagnostics) entry.diagnostics = entryDiagnostics;
     log.append(target, entry);
   });
 }
 
-function entryDiagnostics(reason: string | undefined, noted: Record<string, unknown> | undefined, details: unknown) {
-  if (noted) return { diagnostics: noted };
+function diagnosticsOf(reason: string | undefined, noted: Record<string, unknown> | undefined, details: unknown): Record<string, unknown> | undefined {
+  if (noted) return noted;
   const errors = (details as { errors?: unknown } | undefined)?.errors;
-  if (reason === 'schema_invalid' && Array.isArray(errors)) return { diagnostics: { errors } };
-  return {};
+  if (reason === 'schema_invalid' && Array.isArray(errors)) return { errors };
+  return undefined;
 }

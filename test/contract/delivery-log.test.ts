@@ -107,6 +107,20 @@ describe.each(backends)('DeliveryLog contract: %s', (_name, create) => {
     expect(seen).toEqual(['req-5', 'req-4', 'req-3', 'req-2', 'req-1']);
   });
 
+  it('pages through exactly the last maxEntries once older ones were dropped', async () => {
+    for (let n = 1; n <= 2 * MAX + 2; n++) backend.log.append(trigger, entry(n));
+    await waitUntil(async () => (await readAll(backend.log, trigger))[0] === `req-${2 * MAX + 2}`, 'the last entry');
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await backend.log.page(trigger, 2, cursor);
+      seen.push(...page.entries.map((e) => e.requestId));
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(['req-12', 'req-11', 'req-10', 'req-9', 'req-8']);
+  });
+
   it('refuses a cursor it did not give out', async () => {
     await expect(backend.log.page(trigger, 2, 'not a cursor')).rejects.toThrow('invalid cursor');
   });
