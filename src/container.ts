@@ -21,6 +21,7 @@ import type { Sink } from './publish/sink';
 import { kafkaTiming, writeTimeoutMs } from './publish/timing';
 import { topicName } from './publish/topics';
 import { createRateLimiter } from './ratelimit/limiter';
+import { RedisCounters } from './ratelimit/redis-counters';
 import { createRedisRateLimitStore } from './ratelimit/redis-store';
 import { RedisConnection, type RedisSettings } from './redis/connection';
 import { redisTarget } from './redis/target';
@@ -43,6 +44,8 @@ interface Adapters {
   registry: Registry;
   idempotency: IdempotencyStore;
   rateLimitStore(prefix: string): Store;
+  /** Redis: a request's rate-limit and failed-authentication counters in one command. */
+  rateCounters?: RedisCounters;
   sink: Sink;
   deliveryLog?: DeliveryLog;
   /** Started before the stores and closed after them (a shared connection). */
@@ -68,6 +71,7 @@ export function createContainer(config: Config, logger: Logger, metrics = create
   );
   const enforceRateLimits = createRateLimiter({
     storeFor: adapters.rateLimitStore,
+    ...(adapters.rateCounters && { counters: adapters.rateCounters }),
     onStoreError: (error) => {
       metrics.storeErrors.inc({ store: 'ratelimit', action: 'accepted' });
       logger.debug({ err: (error as Error)?.message }, 'rate limit store failed; request let through');
@@ -244,6 +248,7 @@ function redisStores(config: Config, settings: RedisSettings, logger: Logger, tr
     }),
     idempotency: new RedisIdempotencyStore(connection.client, config.REDIS_PREFIX),
     rateLimitStore: (prefix) => createRedisRateLimitStore(connection.client, `${config.REDIS_PREFIX}${prefix}`),
+    rateCounters: new RedisCounters(connection.client, config.REDIS_PREFIX, connection.isCluster),
     ...(config.DELIVERY_LOG_MAX > 0 && {
       deliveryLog: new RedisDeliveryLog(connection.client, {
         prefix: config.REDIS_PREFIX,

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../redis/connection';
+import { CompletionWriter } from './redis-completions';
 import { storedResponse, type ClaimResult, type CompletedResponse, type IdempotencyStore } from './store';
 
 /**
@@ -22,21 +23,6 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return '${CLAIMED}'
 `;
 
-/**
- * Writes the completed record when the key is free, holds this owner's claim, or already
- * holds this owner's completion (a retry of a completion whose reply was lost). Another
- * owner's claim or record is left alone: 0.
- * ARGV: in-flight prefix of the owner, completed prefix of the owner, record, ttl ms.
- */
-const COMPLETE_LUA = `
-local current = redis.call('GET', KEYS[1])
-if current and string.sub(current, 1, #ARGV[1]) ~= ARGV[1] and string.sub(current, 1, #ARGV[2]) ~= ARGV[2] then
-  return 0
-end
-redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[4])
-return 1
-`;
-
 /** Drops the key only while it is this owner's claim: never a completed record, never another's claim. */
 const RELEASE_LUA = `
 local current = redis.call('GET', KEYS[1])
@@ -49,7 +35,6 @@ return 0
 
 interface ScriptCommands {
   igwIdempotencyClaim(key: string, record: string, leaseMs: string): Promise<string>;
-  igwIdempotencyComplete(key: string, claimPrefix: string, completedPrefix: string, record: string, ttlMs: string): Promise<number>;
   igwIdempotencyRelease(key: string, claimPrefix: string): Promise<number>;
 }
 
@@ -63,15 +48,16 @@ interface ScriptCommands {
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly scripts: ScriptCommands;
+  private readonly completions: CompletionWriter;
 
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string,
   ) {
     client.defineCommand('igwIdempotencyClaim', { numberOfKeys: 1, lua: CLAIM_LUA });
-    client.defineCommand('igwIdempotencyComplete', { numberOfKeys: 1, lua: COMPLETE_LUA });
     client.defineCommand('igwIdempotencyRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
     this.scripts = client as unknown as ScriptCommands;
+    this.completions = new CompletionWriter(client, client.isCluster);
   }
 
   /** The connection is owned (started and closed) by the container. */
@@ -100,14 +86,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async complete(key: string, owner: string, bodyHash: string, response: CompletedResponse, ttlMs: number): Promise<boolean> {
     const record: StoredRecord = { state: 'completed', owner, bodyHash, response: storedResponse(response) };
-    const written = await this.scripts.igwIdempotencyComplete(
-      this.key(key),
-      recordPrefix('in_flight', owner),
-      recordPrefix('completed', owner),
-      JSON.stringify(record),
-      ms(ttlMs),
-    );
-    return written === 1;
+    return this.completions.write({
+      key: this.key(key),
+      args: [recordPrefix('in_flight', owner), recordPrefix('completed', owner), JSON.stringify(record), ms(ttlMs)],
+    });
   }
 
   async release(key: string, owner: string): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Options, Store } from 'express-rate-limit';
+import type { Counted, CounterOp, RedisCounters } from './redis-counters';
 
 /** `limit` failed authentications within `windowSeconds`. */
 export interface FailureLimit {
@@ -19,10 +20,15 @@ export class AuthFailureThrottle {
   constructor(
     private readonly storeFor: (prefix: string) => Store,
     private readonly onStoreError: (error: unknown) => void,
+    private readonly counters?: RedisCounters,
   ) {}
 
   /** When `key` may try again, or undefined when it may try now. */
   async blockedUntil(key: string, rule: FailureLimit): Promise<Date | undefined> {
+    if (this.counters) {
+      const [read] = await this.counters.count([failureOp(key, rule, false)]);
+      return this.blockedBy(read, rule);
+    }
     try {
       const info = await this.store(rule.windowSeconds).get?.(key);
       if (!info || info.totalHits < rule.limit) return undefined;
@@ -33,7 +39,22 @@ export class AuthFailureThrottle {
     }
   }
 
+  /** What a read of the failure counter (`failureOp`) says, a failed read counted and let through. */
+  blockedBy(read: PromiseSettledResult<Counted>, rule: FailureLimit): Date | undefined {
+    if (read.status === 'rejected') {
+      this.onStoreError(read.reason);
+      return undefined;
+    }
+    if (!read.value || read.value.totalHits < rule.limit) return undefined;
+    return read.value.resetTime;
+  }
+
   async recordFailure(key: string, rule: FailureLimit): Promise<void> {
+    if (this.counters) {
+      const [hit] = await this.counters.count([failureOp(key, rule, true)]);
+      if (hit.status === 'rejected') this.onStoreError(hit.reason);
+      return;
+    }
     try {
       await this.store(rule.windowSeconds).increment(key);
     } catch (error) {
@@ -50,4 +71,9 @@ export class AuthFailureThrottle {
     }
     return store;
   }
+}
+
+/** The failure counter of `key`, in the keys rate-limit-redis gave it (`af:<window>:` prefix). */
+export function failureOp(key: string, rule: FailureLimit, hit: boolean): CounterOp {
+  return { key: `af:${rule.windowSeconds}:${key}`, windowMs: rule.windowSeconds * 1000, hit };
 }

@@ -1,7 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { rateLimit, type RateLimitInfo, type Store } from 'express-rate-limit';
-import { Refusal } from '../outcomes/refusal';
-import { AuthFailureThrottle } from './auth-failures';
+import { AuthFailureThrottle, failureOp, type FailureLimit } from './auth-failures';
+import { limitInfo, RATE_LIMIT_HEADERS, rateLimited, setRateLimitHeaders, tightest } from './limit-info';
+import type { Counted, CounterOp, RedisCounters } from './redis-counters';
 
 export type BucketKind = 'trigger' | 'channel' | 'workspace';
 
@@ -17,6 +18,17 @@ export interface RateLimiterOptions {
   storeFor(prefix: string): Store;
   /** A store failed: the request is let through (fail open) and counted. */
   onStoreError(error: unknown): void;
+  /**
+   * Redis: a request's counters (its buckets, its failed authentications) in one command, on
+   * the keys the stores use, in place of one limiter call per bucket.
+   */
+  counters?: RedisCounters;
+}
+
+/** A client's failed authentications on what it tries to open. */
+export interface FailureCheck {
+  key: string;
+  rule: FailureLimit;
 }
 
 /** The buckets each request is being counted against, for the limiters' key and limit callbacks. */
@@ -27,8 +39,11 @@ const bucketsOf = new WeakMap<Response, Partial<Record<BucketKind, Bucket>>>();
  * (the library fixes the window per instance), keys and limits taken from the request.
  * A request counts against every bucket it is given (a refused one too); the most
  * restrictive one decides and is the one shown in the X-RateLimit-* headers.
+ * With `counters` (Redis) the same counting and headers, in one command per request.
  */
 export function createRateLimiter(options: RateLimiterOptions) {
+  const { counters, onStoreError } = options;
+  const authFailures = new AuthFailureThrottle(options.storeFor, onStoreError, counters);
   const limiters = new Map<string, RequestHandler>();
 
   function limiterFor(kind: BucketKind, windowSeconds: number): RequestHandler {
@@ -59,6 +74,7 @@ export function createRateLimiter(options: RateLimiterOptions) {
 
   /** Counts the request against every bucket; rejects with 429 when any one is exhausted. */
   async function enforce(req: Request, res: Response, buckets: Bucket[]): Promise<void> {
+    if (counters) return applyCharges(res, buckets, await counters.count(buckets.map(bucketOp)));
     const byKind: Partial<Record<BucketKind, Bucket>> = {};
     for (const bucket of buckets) byKind[bucket.kind] = bucket;
     bucketsOf.set(res, byKind);
@@ -71,12 +87,56 @@ export function createRateLimiter(options: RateLimiterOptions) {
       const info = (req as unknown as Record<string, RateLimitInfo | undefined>)[propertyName(bucket.kind)];
       if (info) infos.push(info);
     }
-    const tightest = infos.reduce<RateLimitInfo | undefined>((a, b) => (!a || b.remaining < a.remaining ? b : a), undefined);
-    if (tightest) setRateLimitHeaders(res, tightest);
+    const shown = tightest(infos);
+    if (shown) setRateLimitHeaders(res, shown);
+  }
+
+  /**
+   * Reads the client's failed authentications and charges the buckets, in one command with
+   * `counters`. A blocked client gets when it may try again, and no bucket's headers; else
+   * the buckets decide (429 when one is spent).
+   */
+  async function admitAndCharge(req: Request, res: Response, failure: FailureCheck, buckets: Bucket[]): Promise<Date | undefined> {
+    if (!counters) {
+      const [until, charged] = await Promise.allSettled([authFailures.blockedUntil(failure.key, failure.rule), enforce(req, res, buckets)]);
+      if (until.status === 'fulfilled' && until.value) {
+        for (const header of RATE_LIMIT_HEADERS) res.removeHeader(header);
+        return until.value;
+      }
+      if (charged.status === 'rejected') throw charged.reason;
+      return undefined;
+    }
+    const [read, ...charged] = await counters.count([failureOp(failure.key, failure.rule, false), ...buckets.map(bucketOp)]);
+    const until = authFailures.blockedBy(read, failure.rule);
+    if (until) return until;
+    applyCharges(res, buckets, charged);
+    return undefined;
+  }
+
+  /** Headers of the tightest bucket, or 429 for the first one spent; a bucket whose counter failed lets the request through. */
+  function applyCharges(res: Response, buckets: Bucket[], charged: Array<PromiseSettledResult<Counted>>): void {
+    const infos: RateLimitInfo[] = [];
+    buckets.forEach((bucket, i) => {
+      const result = charged[i];
+      if (result.status === 'rejected') return onStoreError(result.reason);
+      if (result.value) infos.push(limitInfo(bucket.id, bucket.limit, result.value.totalHits, result.value.resetTime));
+    });
+    const spent = infos.find((info) => info.used > info.limit);
+    if (spent) {
+      setRateLimitHeaders(res, spent);
+      throw rateLimited(spent);
+    }
+    const shown = tightest(infos);
+    if (shown) setRateLimitHeaders(res, shown);
   }
 
   // Failed authentications are counted in the same kind of store, never in a tenant's buckets.
-  return Object.assign(enforce, { authFailures: new AuthFailureThrottle(options.storeFor, options.onStoreError) });
+  return Object.assign(enforce, { authFailures, admitAndCharge });
+}
+
+/** A bucket's counter, in the keys its rate-limit-redis store gave it (`rl:<kind>:<window>:` prefix). */
+function bucketOp(bucket: Bucket): CounterOp {
+  return { key: `rl:${bucket.kind}:${bucket.windowSeconds}:${bucket.id}`, windowMs: bucket.windowSeconds * 1000, hit: true };
 }
 
 function bucketOf(res: Response, kind: BucketKind): Bucket {
@@ -92,15 +152,4 @@ function run(middleware: RequestHandler, req: Request, res: Response): Promise<v
     const next: NextFunction = (error?: unknown) => (error ? reject(error) : resolve());
     Promise.resolve(middleware(req, res, next)).catch(reject);
   });
-}
-
-function setRateLimitHeaders(res: Response, info: RateLimitInfo): void {
-  res.setHeader('X-RateLimit-Limit', String(info.limit));
-  res.setHeader('X-RateLimit-Remaining', String(info.remaining));
-  if (info.resetTime) res.setHeader('X-RateLimit-Reset', info.resetTime.toISOString());
-}
-
-function rateLimited(info: RateLimitInfo): Refusal {
-  const reset = info.resetTime ?? new Date(Date.now() + 1000);
-  return new Refusal('rate_limited', 'too many requests', { retryAfter: reset.toISOString() }, { retryAt: reset });
 }

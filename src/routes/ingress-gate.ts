@@ -9,7 +9,7 @@ import { classifyContentType } from '../ingest/content-type';
 import { noRoom, readRawBody } from '../ingest/read-body';
 import { jsonParseCost } from '../ingest/safe-json';
 import type { SignatureDiagnostics } from '../providers/diagnostics';
-import type { Bucket } from '../ratelimit/limiter';
+import type { Bucket, FailureCheck } from '../ratelimit/limiter';
 
 /**
  * The budget counts a body's bytes and allows for its parsed form and event taking a few
@@ -18,8 +18,6 @@ import type { Bucket } from '../ratelimit/limiter';
  * taken from the budget too.
  */
 const PARSE_ALLOWANCE = 4;
-
-const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
 export interface GateTarget {
   /** What the request opens (`trigger:<path>`, `channel:whatsapp:<id>`, `admin`): a key of failed authentications and of a body budget share. */
@@ -85,16 +83,17 @@ export class IngressGate {
 
   /** One more failed authentication of this client on this target (a refused handshake counts too). */
   private async countFailure(): Promise<void> {
-    await this.deps.enforceRateLimits.authFailures.recordFailure(this.failureKey(), this.deps.config.AUTH_FAILURE_LIMIT);
+    const { key, rule } = this.failureCheck();
+    await this.deps.enforceRateLimits.authFailures.recordFailure(key, rule);
   }
 
   /**
    * `verify(check)` then `charge(buckets)` for a check that needs no I/O (a token, a secret
-   * header), in one round trip to the stores instead of two: the check runs first; once it
-   * holds, the client's failed-authentication count is read together with the tenant's
-   * buckets. A blocked client still gets 429 `auth_throttled` whether its credential held or
-   * not, without the buckets' headers, so a guess made while refused tells nothing; buckets
-   * it was charged were charged by a holder of the credential.
+   * header), in one round trip to the stores instead of two (one command on Redis): the check
+   * runs first; once it holds, the client's failed-authentication count is read together with
+   * the tenant's buckets. A blocked client still gets 429 `auth_throttled` whether its
+   * credential held or not, without the buckets' headers, so a guess made while refused tells
+   * nothing; buckets it was charged were charged by a holder of the credential.
    */
   async verifyThenCharge(check: () => void, buckets: Bucket[]): Promise<void> {
     try {
@@ -104,13 +103,13 @@ export class IngressGate {
         throw failed;
       });
     }
-    this.admitted ??= this.admit();
-    const [admission, charged] = await Promise.allSettled([this.admitted, this.charge(buckets)]);
-    if (admission.status === 'rejected') {
-      for (const header of RATE_LIMIT_HEADERS) this.res.removeHeader(header);
-      throw admission.reason;
+    if (this.admitted) {
+      await this.admitted;
+      return this.charge(buckets);
     }
-    if (charged.status === 'rejected') throw charged.reason;
+    const until = await this.deps.enforceRateLimits.admitAndCharge(this.req, this.res, this.failureCheck(), buckets);
+    this.admitted = until ? Promise.reject(throttled(until)) : Promise.resolve();
+    await this.admitted;
   }
 
   /** Counts the request against the tenant's buckets (429 when one is spent). */
@@ -154,16 +153,20 @@ export class IngressGate {
   }
 
   private async admit(): Promise<void> {
-    const until = await this.deps.enforceRateLimits.authFailures.blockedUntil(this.failureKey(), this.deps.config.AUTH_FAILURE_LIMIT);
-    if (!until) return;
-    throw new Refusal('auth_throttled', 'too many failed authentications from this address; try again later', {
-      retryAfter: until.toISOString(),
-    }, { retryAt: until });
+    const { key, rule } = this.failureCheck();
+    const until = await this.deps.enforceRateLimits.authFailures.blockedUntil(key, rule);
+    if (until) throw throttled(until);
   }
 
-  private failureKey(): string {
-    return `${this.on.target}|${this.client}`;
+  private failureCheck(): FailureCheck {
+    return { key: `${this.on.target}|${this.client}`, rule: this.deps.config.AUTH_FAILURE_LIMIT };
   }
+}
+
+function throttled(until: Date): Refusal {
+  return new Refusal('auth_throttled', 'too many failed authentications from this address; try again later', {
+    retryAfter: until.toISOString(),
+  }, { retryAt: until });
 }
 
 export function ingressGate(deps: AppDeps, req: Request, res: Response, on: GateTarget): IngressGate {

@@ -1,0 +1,78 @@
+import type { RedisClient } from '../redis/connection';
+
+/**
+ * Writes the completed record when the key is free, holds this owner's claim, or already
+ * holds this owner's completion (a retry of a completion whose reply was lost). Another
+ * owner's claim or record is left alone: 0.
+ * Per key i (from 1): ARGV[4i-3] in-flight prefix of the owner, ARGV[4i-2] completed prefix of
+ * the owner, ARGV[4i-1] record, ARGV[4i] ttl ms. Returns 1 or 0 per key.
+ */
+export const COMPLETE_LUA = `
+local written = {}
+for i, key in ipairs(KEYS) do
+  local at = 4 * (i - 1)
+  local current = redis.call('GET', key)
+  if current and string.sub(current, 1, #ARGV[at + 1]) ~= ARGV[at + 1] and string.sub(current, 1, #ARGV[at + 2]) ~= ARGV[at + 2] then
+    written[i] = 0
+  else
+    redis.call('SET', key, ARGV[at + 3], 'PX', ARGV[at + 4])
+    written[i] = 1
+  end
+end
+return written
+`;
+
+/** One completion: the key (with the store's prefix) and its four arguments. */
+export interface Completion {
+  key: string;
+  args: [claimPrefix: string, completedPrefix: string, record: string, ttlMs: string];
+}
+
+interface CompleteCommands {
+  igwIdempotencyComplete(key: string, ...args: Completion['args']): Promise<number[]>;
+  igwIdempotencyCompleteMany(numberOfKeys: number, ...keysThenArgs: string[]): Promise<number[]>;
+}
+
+/**
+ * The completions of a batch's events in one command: a batch's acknowledgements resume
+ * together, so the completions they ask for while their microtasks run are sent as one
+ * script call when those are done. On a Redis Cluster the keys hash to different slots:
+ * one call each (in the same tick, so auto-pipelining still writes them together).
+ */
+export class CompletionWriter {
+  private readonly commands: CompleteCommands;
+  private pending: Array<{ completion: Completion; resolve(written: boolean): void; reject(error: unknown): void }> = [];
+
+  constructor(
+    client: RedisClient,
+    private readonly cluster: boolean,
+  ) {
+    client.defineCommand('igwIdempotencyComplete', { numberOfKeys: 1, lua: COMPLETE_LUA });
+    client.defineCommand('igwIdempotencyCompleteMany', { lua: COMPLETE_LUA });
+    this.commands = client as unknown as CompleteCommands;
+  }
+
+  /** Resolves whether the record was written (false: another owner holds the key). */
+  write(completion: Completion): Promise<boolean> {
+    if (this.cluster) return this.commands.igwIdempotencyComplete(completion.key, ...completion.args).then(([written]) => written === 1);
+    return new Promise((resolve, reject) => {
+      // After every microtask queued now has run: the rest of the batch is asking too.
+      if (this.pending.push({ completion, resolve, reject }) === 1) process.nextTick(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    const keys = batch.map(({ completion }) => completion.key);
+    const args = batch.flatMap(({ completion }) => completion.args);
+    const reply =
+      batch.length === 1
+        ? this.commands.igwIdempotencyComplete(keys[0], ...batch[0].completion.args)
+        : this.commands.igwIdempotencyCompleteMany(batch.length, ...keys, ...args);
+    reply.then(
+      (written) => batch.forEach((entry, i) => entry.resolve(written[i] === 1)),
+      (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+    );
+  }
+}
