@@ -21,13 +21,12 @@ function runHooks(this: WithHooks): void {
   const hooks = this[HOOKS];
   if (!hooks) return;
   this[HOOKS] = undefined;
-  let failure: { error: unknown } | undefined;
   for (const hook of hooks) {
     try {
       hook();
     } catch (error) {
-      failure ??= { error };
+      // A throw from a 'close' listener would end the process (contract §2.9): reported instead.
+      process.emitWarning(error instanceof Error ? error : new Error(String(error)), 'ResponseHookError');
     }
   }
-  if (failure) throw failure.error; // as a listener's throw would have: to the emitter
 }
