@@ -1,4 +1,4 @@
-import { MemoryStore, type Store } from 'express-rate-limit';
+import { MemoryStore } from 'express-rate-limit';
 import type { AppDeps, DependencyCheck } from './app-deps';
 import type { Config } from './config/schema';
 import type { DeliveryLog } from './delivery-log/delivery-log';
@@ -21,8 +21,8 @@ import type { Sink } from './publish/sink';
 import { kafkaTiming, writeTimeoutMs } from './publish/timing';
 import { topicName } from './publish/topics';
 import { createRateLimiter } from './ratelimit/limiter';
-import { RedisCounters } from './ratelimit/redis-counters';
-import { createRedisRateLimitStore } from './ratelimit/redis-store';
+import { RedisCounters, type RateCounters } from './ratelimit/redis-counters';
+import { StoreCounters } from './ratelimit/store-counters';
 import { RedisConnection, type RedisSettings } from './redis/connection';
 import { redisTarget } from './redis/target';
 import { redisTlsOptions } from './redis/tls';
@@ -43,9 +43,8 @@ export interface Container {
 interface Adapters {
   registry: Registry;
   idempotency: IdempotencyStore;
-  rateLimitStore(prefix: string): Store;
-  /** Redis: a request's rate-limit and failed-authentication counters in one command. */
-  rateCounters?: RedisCounters;
+  /** The rate limits' and failed authentications' counters: in memory, or in Redis (one command a request). */
+  rateCounters: RateCounters;
   sink: Sink;
   deliveryLog?: DeliveryLog;
   /** Started before the stores and closed after them (a shared connection). */
@@ -70,8 +69,7 @@ export function createContainer(config: Config, logger: Logger, metrics = create
     },
   );
   const enforceRateLimits = createRateLimiter({
-    storeFor: adapters.rateLimitStore,
-    ...(adapters.rateCounters && { counters: adapters.rateCounters }),
+    counters: adapters.rateCounters,
     onStoreError: (error) => {
       metrics.storeErrors.inc({ store: 'ratelimit', action: 'accepted' });
       logger.debug({ err: (error as Error)?.message }, 'rate limit store failed; request let through');
@@ -229,7 +227,7 @@ function memoryStores(config: Config): Stores {
   return {
     registry: new MemoryRegistry(),
     idempotency: new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS, maxBytes: config.IDEMPOTENCY_MEMORY_MAX_BYTES }),
-    rateLimitStore: () => new MemoryStore(),
+    rateCounters: new StoreCounters(() => new MemoryStore()),
     ...(config.DELIVERY_LOG_MAX > 0 && { deliveryLog: new MemoryDeliveryLog(memoryDeliveryLogSize(config.DELIVERY_LOG_MAX)) }),
     connections: [],
     checks: [],
@@ -247,7 +245,6 @@ function redisStores(config: Config, settings: RedisSettings, logger: Logger, tr
       maxMissingEntries: config.REGISTRY_NEGATIVE_CACHE_MAX_ENTRIES,
     }),
     idempotency: new RedisIdempotencyStore(connection.client, config.REDIS_PREFIX),
-    rateLimitStore: (prefix) => createRedisRateLimitStore(connection.client, `${config.REDIS_PREFIX}${prefix}`),
     rateCounters: new RedisCounters(connection.client, config.REDIS_PREFIX, connection.isCluster),
     ...(config.DELIVERY_LOG_MAX > 0 && {
       deliveryLog: new RedisDeliveryLog(connection.client, {

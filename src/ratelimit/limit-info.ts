@@ -2,8 +2,6 @@ import type { Response } from 'express';
 import type { RateLimitInfo } from 'express-rate-limit';
 import { Refusal } from '../outcomes/refusal';
 
-export const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
-
 /** What express-rate-limit makes of a counter: `remaining` never below 0; over the limit once `used` exceeds it. */
 export function limitInfo(key: string, limit: number, totalHits: number, resetTime: Date | undefined): RateLimitInfo {
   return { limit, used: totalHits, remaining: Math.max(limit - totalHits, 0), resetTime, key };

@@ -11,6 +11,11 @@ export interface CounterOp {
 /** A counter as it stands after the op; undefined for a counter only read that does not exist. */
 export type Counted = { totalHits: number; resetTime: Date } | undefined;
 
+/** Where a request's counters live: each op's counter after it, in order; a counter that failed is a rejected result. */
+export interface RateCounters {
+  count(ops: readonly CounterOp[]): Promise<Array<PromiseSettledResult<Counted>>>;
+}
+
 /**
  * Every counter of a request in one script call: rate-limit-redis' own increment (PTTL, then
  * SET 1 PX window when the window is over, INCR otherwise) and get (GET, PTTL) on the same
@@ -53,7 +58,7 @@ interface CountCommands {
  * defineCommand sends EVALSHA, and EVAL after a NOSCRIPT (a restarted Redis heals by itself).
  * Never rejects: a counter Redis did not answer for is a rejected result, and the callers fail open.
  */
-export class RedisCounters {
+export class RedisCounters implements RateCounters {
   private readonly commands: CountCommands;
 
   constructor(

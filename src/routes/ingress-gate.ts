@@ -107,14 +107,14 @@ export class IngressGate {
       await this.admitted;
       return this.charge(buckets);
     }
-    const until = await this.deps.enforceRateLimits.admitAndCharge(this.req, this.res, this.failureCheck(), buckets);
+    const until = await this.deps.enforceRateLimits.admitAndCharge(this.res, this.failureCheck(), buckets);
     this.admitted = until ? Promise.reject(throttled(until)) : Promise.resolve();
     await this.admitted;
   }
 
   /** Counts the request against the tenant's buckets (429 when one is spent). */
   charge(buckets: Bucket[]): Promise<void> {
-    return this.deps.enforceRateLimits(this.req, this.res, buckets);
+    return this.deps.enforceRateLimits(this.res, buckets);
   }
 
   /** The raw body: at most `limit` bytes, held under this route's, workspace's and client's share of the budget. */

@@ -4,7 +4,7 @@
  * and values with rate-limit-redis (pods of either version count together), the limiter's
  * headers and refusals over them, and failing open when Redis is unreachable.
  */
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { Options } from 'express-rate-limit';
 import { Refusal } from '../../src/outcomes/refusal';
 import { createRateLimiter, type Bucket } from '../../src/ratelimit/limiter';
@@ -26,7 +26,6 @@ function fakeResponse(): Response & { headers: Map<string, string> } {
   } as unknown as Response & { headers: Map<string, string> };
 }
 
-const req = {} as Request;
 
 describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
   let prefix: string;
@@ -36,7 +35,6 @@ describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
 
   const limiter = () =>
     createRateLimiter({
-      storeFor: (storePrefix) => createRedisRateLimitStore(connection.client, prefix + storePrefix),
       onStoreError: (error) => storeErrors.push(error),
       counters,
     });
@@ -104,20 +102,20 @@ describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
     ];
     for (let i = 1; i <= 3; i += 1) {
       const res = fakeResponse();
-      await enforce(req, res, buckets);
+      await enforce(res, buckets);
       expect(res.headers.get('x-ratelimit-limit')).toBe('3');
       expect(res.headers.get('x-ratelimit-remaining')).toBe(String(3 - i));
       expect(Date.parse(res.headers.get('x-ratelimit-reset')!)).toBeGreaterThan(Date.now() + 55_000);
     }
     const res = fakeResponse();
-    const refused = await enforce(req, res, buckets).catch((error: unknown) => error);
+    const refused = await enforce(res, buckets).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(Refusal);
     expect((refused as Refusal).reason).toBe('rate_limited');
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(res.headers.get('x-ratelimit-limit')).toBe('3');
     // The refused request counted too, in both buckets.
     const other = fakeResponse();
-    await enforce(req, other, [{ kind: 'workspace', id: 'ws', limit: 10, windowSeconds: 60 }]);
+    await enforce(other, [{ kind: 'workspace', id: 'ws', limit: 10, windowSeconds: 60 }]);
     expect(other.headers.get('x-ratelimit-remaining')).toBe('5');
     expect(storeErrors).toEqual([]);
   });
@@ -127,13 +125,13 @@ describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
     const failure = { key: 'trigger:orders|10.0.0.1', rule: { limit: 2, windowSeconds: 60 } };
     const buckets: Bucket[] = [{ kind: 'trigger', id: 'orders', limit: 100, windowSeconds: 60 }];
     const res = fakeResponse();
-    expect(await enforce.admitAndCharge(req, res, failure, buckets)).toBeUndefined();
+    expect(await enforce.admitAndCharge(res, failure, buckets)).toBeUndefined();
     expect(res.headers.get('x-ratelimit-remaining')).toBe('99');
     await enforce.authFailures.recordFailure(failure.key, failure.rule);
     expect(await enforce.authFailures.blockedUntil(failure.key, failure.rule)).toBeUndefined();
     await enforce.authFailures.recordFailure(failure.key, failure.rule);
     const blocked = fakeResponse();
-    const until = await enforce.admitAndCharge(req, blocked, failure, buckets);
+    const until = await enforce.admitAndCharge(blocked, failure, buckets);
     expect(until!.getTime()).toBeGreaterThan(Date.now() + 55_000);
     expect(blocked.headers.size).toBe(0);
     const again = await enforce.authFailures.blockedUntil(failure.key, failure.rule);
@@ -141,7 +139,7 @@ describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
     // Another address on the same target is not blocked.
     expect(await enforce.authFailures.blockedUntil('trigger:orders|10.0.0.2', failure.rule)).toBeUndefined();
     await setup.elapse(prefix, 60_000);
-    expect(await enforce.admitAndCharge(req, fakeResponse(), failure, buckets)).toBeUndefined();
+    expect(await enforce.admitAndCharge(fakeResponse(), failure, buckets)).toBeUndefined();
   });
 
   it('fails open when Redis is unreachable: every counter counted as a store error, no headers, no refusal', async () => {
@@ -160,8 +158,8 @@ describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
       const failure = { key: 'trigger:orders|10.0.0.1', rule: { limit: 1, windowSeconds: 60 } };
       for (let i = 0; i < 2; i += 1) {
         const res = fakeResponse();
-        expect(await enforce.admitAndCharge(req, res, failure, buckets)).toBeUndefined();
-        await enforce(req, res, buckets);
+        expect(await enforce.admitAndCharge(res, failure, buckets)).toBeUndefined();
+        await enforce(res, buckets);
         expect(res.headers.size).toBe(0);
       }
       await enforce.authFailures.recordFailure(failure.key, failure.rule);

@@ -9,6 +9,7 @@ import { BodyBudget } from '../../src/ingest/body-budget';
 import { createMetrics } from '../../src/observability/metrics';
 import { MicroBatcher } from '../../src/publish/batcher';
 import { createRateLimiter } from '../../src/ratelimit/limiter';
+import { StoreCounters } from '../../src/ratelimit/store-counters';
 import { MemoryRegistry } from '../../src/registry/memory';
 import { toStoredChannel, toStoredTrigger } from '../../src/registry/records';
 import type { ChannelInput, TriggerInput } from '../../src/registry/schemas';
@@ -50,7 +51,7 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
     idempotency,
     publisher: batcher,
     bodyBudget: new BodyBudget(config.MAX_INFLIGHT_BODY_BYTES),
-    enforceRateLimits: createRateLimiter({ storeFor: () => new MemoryStore(), onStoreError: () => undefined }),
+    enforceRateLimits: createRateLimiter({ counters: new StoreCounters(() => new MemoryStore()), onStoreError: () => undefined }),
     checks: [{ name: 'sink', ping: () => sink.ping() }],
     lifecycle: { started: true, draining: false },
     ...(config.DELIVERY_LOG_MAX > 0 && { deliveryLog: new MemoryDeliveryLog(memoryDeliveryLogSize(config.DELIVERY_LOG_MAX)) }),
