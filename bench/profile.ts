@@ -2,8 +2,9 @@
 // (small JSON, 64 connections) under V8's CPU profiler, warm-up excluded; prints how many µs
 // of the main thread each request costs, by where they go, and the costliest functions.
 // --inclusive a,b: also the µs per request spent under scripts whose path contains a (or b).
+// --save <file>: keeps the .cpuprofile (open it in Chrome DevTools).
 // --baseline <dist dir>: --target baseline-embedded / baseline-redis-kafka profile that build.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKafkaMock } from '../test/helpers/kafka-mock';
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
     const load = await drive(server.port, scenario, seconds, connections, firstId + 10_000_000);
     server.child.kill('SIGUSR2');
     await waitForFile(profileFile, 30_000);
+    const saveAs = option(process.argv, 'save');
+    if (saveAs) copyFileSync(profileFile, saveAs);
     const summary = summarise(JSON.parse(readFileSync(profileFile, 'utf8')), inclusiveOf);
     const requests = load.ok + load.non2xx;
     const busyUs = summary.categories.filter(([name]) => name !== 'idle').reduce((sum, [, us]) => sum + us, 0);

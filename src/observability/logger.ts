@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { stdoutDestination } from './log-destination';
 
 export type { Logger };
 
@@ -23,6 +24,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       redact: { paths: REDACT, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? pino.destination({ sync: false }),
+    destination ?? stdoutDestination(),
   );
 }
