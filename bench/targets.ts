@@ -35,6 +35,11 @@ export function targets(work: string, registryFile: string, kafka: KafkaMock, ba
     KAFKA_BROKERS: kafka.brokers,
     KAFKA_IDEMPOTENT: 'false', // the mock does not serve InitProducerId
   });
+  const gateway = join(ROOT, 'dist', 'main.js');
+  const embedded = (extra: Record<string, string> = {}) => () => ({ EVENTS_DIR: mkdtempSync(join(work, 'events-')), ...unlimited, ...extra });
+  const withRedisKafka = (extra: Record<string, string> = {}) => () => ({ ...production(), ...unlimited, ...extra });
+  // The targets compared round by round run next to each other (the goals' lines pair their
+  // rounds): the gateway between its DELIVERY_LOG_MAX=0 twin and the baseline build.
   return [
     { name: 'floor (bare express 5)', script: join(ROOT, 'dist-bench', 'bench', 'floor.js'), env: () => ({}) },
     {
@@ -43,47 +48,26 @@ export function targets(work: string, registryFile: string, kafka: KafkaMock, ba
       env: production,
       produceStats: async (port) => (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { produceRequests: number; records: number },
     },
+    { name: 'gateway, embedded, DELIVERY_LOG_MAX=0', script: gateway, env: embedded({ DELIVERY_LOG_MAX: '0' }), headlineOnly: true },
+    { name: 'gateway, embedded', script: gateway, env: embedded() },
+    ...(baseline ? [{ name: 'baseline build, embedded', script: join(baseline, 'main.js'), env: embedded() }] : []),
     {
-      name: 'gateway, embedded',
-      script: join(ROOT, 'dist', 'main.js'),
-      env: () => ({ EVENTS_DIR: mkdtempSync(join(work, 'events-')), ...unlimited }),
-    },
-    {
-      name: 'gateway, Redis + Kafka',
-      script: join(ROOT, 'dist', 'main.js'),
-      env: () => ({ ...production(), ...unlimited }),
+      name: 'gateway, Redis + Kafka, DELIVERY_LOG_MAX=0',
+      script: gateway,
+      env: withRedisKafka({ DELIVERY_LOG_MAX: '0' }),
       produceStats: gatewayProduceStats,
+      headlineOnly: true,
     },
+    { name: 'gateway, Redis + Kafka', script: gateway, env: withRedisKafka(), produceStats: gatewayProduceStats },
+    ...(baseline ? [{ name: 'baseline build, Redis + Kafka', script: join(baseline, 'main.js'), env: withRedisKafka(), produceStats: gatewayProduceStats }] : []),
     {
       // The other side of the batching trade-off: fewer, larger Produce requests, paid in throughput and latency.
       name: `gateway, Redis + Kafka, BATCH_LINGER_MS=${LINGER_TRADE_OFF_MS}`,
-      script: join(ROOT, 'dist', 'main.js'),
-      env: () => ({ ...production(), ...unlimited, BATCH_LINGER_MS: String(LINGER_TRADE_OFF_MS) }),
+      script: gateway,
+      env: withRedisKafka({ BATCH_LINGER_MS: String(LINGER_TRADE_OFF_MS) }),
       produceStats: gatewayProduceStats,
       headlineOnly: true,
     },
-    {
-      name: 'gateway, embedded, DELIVERY_LOG_MAX=0',
-      script: join(ROOT, 'dist', 'main.js'),
-      env: () => ({ EVENTS_DIR: mkdtempSync(join(work, 'events-')), ...unlimited, DELIVERY_LOG_MAX: '0' }),
-      headlineOnly: true,
-    },
-    { name: 'gateway, Redis + Kafka, DELIVERY_LOG_MAX=0', script: join(ROOT, 'dist', 'main.js'), env: () => ({ ...production(), ...unlimited, DELIVERY_LOG_MAX: '0' }), produceStats: gatewayProduceStats, headlineOnly: true },
-    ...(baseline
-      ? [
-          {
-            name: 'baseline build, embedded',
-            script: join(baseline, 'main.js'),
-            env: () => ({ EVENTS_DIR: mkdtempSync(join(work, 'events-')), ...unlimited }),
-          },
-          {
-            name: 'baseline build, Redis + Kafka',
-            script: join(baseline, 'main.js'),
-            env: () => ({ ...production(), ...unlimited }),
-            produceStats: gatewayProduceStats,
-          },
-        ]
-      : []),
   ];
 }
 
