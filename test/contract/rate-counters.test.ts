@@ -9,7 +9,7 @@ import type { Options } from 'express-rate-limit';
 import { Refusal } from '../../src/outcomes/refusal';
 import { createRateLimiter, type Bucket } from '../../src/ratelimit/limiter';
 import { RedisCounters } from '../../src/ratelimit/redis-counters';
-import { createRedisRateLimitStore } from '../../src/ratelimit/redis-store';
+import { createRedisRateLimitStore } from '../helpers/rate-limit-redis-store';
 import { RedisConnection } from '../../src/redis/connection';
 import { silentLogger, uniquePrefix } from '../helpers/redis';
 import { redisSetupRows, type RedisSetup } from '../helpers/redis-setups';

@@ -1,10 +1,11 @@
 /**
- * One suite, every express-rate-limit Store the gateway uses: express-rate-limit's own
- * MemoryStore (embedded mode) and the Redis store (rate-limit-redis behind our guard), on one
- * Redis and on a three-master Redis Cluster this file starts.
+ * One suite for the express-rate-limit Stores whose counting the gateway keeps:
+ * express-rate-limit's own MemoryStore (embedded mode counts in it) and rate-limit-redis
+ * (whose keys and values RedisCounters shares), on one Redis and on a three-master Redis
+ * Cluster this file starts.
  */
 import { MemoryStore, type Options, type Store } from 'express-rate-limit';
-import { createRedisRateLimitStore } from '../../src/ratelimit/redis-store';
+import { createRedisRateLimitStore } from '../helpers/rate-limit-redis-store';
 import type { RedisConnection } from '../../src/redis/connection';
 import { TestClock } from '../helpers/clock';
 import { uniquePrefix } from '../helpers/redis';

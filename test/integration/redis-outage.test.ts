@@ -2,12 +2,14 @@
  * Redis trouble, on a throw-away redis-server of our own (the shared one is never touched):
  * frozen (nothing answers), killed, restarted on the same port. Requests must never wait much
  * longer than the timeout, and everything must work again by itself once Redis is back,
- * including the rate limiter whose Lua script load failed or whose script cache was flushed.
+ * including the rate-limit counters whose script cache was flushed, and rate-limit-redis (the
+ * store older releases counted in) whose Lua script load failed.
  */
 import type { Options, Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { RedisIdempotencyStore } from '../../src/idempotency/redis';
-import { createRedisRateLimitStore } from '../../src/ratelimit/redis-store';
+import { RedisCounters, type CounterOp } from '../../src/ratelimit/redis-counters';
+import { createRedisRateLimitStore } from '../helpers/rate-limit-redis-store';
 import { RedisRegistry } from '../../src/registry/redis';
 import type { StoredTrigger } from '../../src/registry/schemas';
 import { RedisConnection } from '../../src/redis/connection';
@@ -22,6 +24,15 @@ const WINDOW = { windowMs: 60_000 } as Options;
 const trigger: StoredTrigger = { workflowId: 'wf-1', workspaceId: 'ws-1', deployed: true, updatedAt: '2025-01-01T00:00:00.000Z' };
 
 /** Runs `call`, expects it to reject, and returns how long that took and the error. */
+const HIT: CounterOp = { key: 'rl:trigger:60:k', windowMs: 60_000, hit: true };
+
+/** The production counters' one call: its counter, or the reason Redis did not answer (they never reject). */
+async function countOnce(counters: RedisCounters): Promise<number> {
+  const [result] = await counters.count([HIT]);
+  if (result.status === 'rejected') throw result.reason;
+  return result.value!.totalHits;
+}
+
 async function timedFailure(call: () => Promise<unknown>): Promise<{ ms: number; error: Error }> {
   const started = performance.now();
   try {
@@ -37,7 +48,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
   let connection: RedisConnection;
   let registry: RedisRegistry;
   let idempotency: RedisIdempotencyStore;
-  let limiter: Store;
+  let counters: RedisCounters;
   let limiterInitWhileDown: Store;
   let unguardedInitWhileDown: RedisStore;
   const logs = capturingLogger();
@@ -50,8 +61,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
     registry = new RedisRegistry(connection, prefix, logs.logger);
     await registry.start();
     idempotency = new RedisIdempotencyStore(connection.client, prefix);
-    limiter = createRedisRateLimitStore(connection.client, `${prefix}rl:`);
-    await limiter.init?.(WINDOW);
+    counters = new RedisCounters(connection.client, prefix, false);
   });
 
   afterAll(async () => {
@@ -64,7 +74,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
     expect(connection.isReady).toBe(true);
     await expect(connection.ping()).resolves.toBeUndefined();
     await expect(idempotency.claim('t:p:before', 'owner', 'h', 30_000)).resolves.toEqual({ state: 'claimed' });
-    await expect(limiter.increment('k')).resolves.toMatchObject({ totalHits: 1 });
+    await expect(countOnce(counters)).resolves.toBe(1);
     await registry.triggers.put('warm', trigger);
     await expect(registry.triggers.get('warm')).resolves.toEqual(trigger);
   });
@@ -74,7 +84,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
     try {
       for (const call of [
         () => idempotency.claim('t:p:frozen', 'owner', 'h', 30_000),
-        () => Promise.resolve(limiter.increment('k')),
+        () => countOnce(counters),
         () => connection.ping(),
       ]) {
         const { ms } = await timedFailure(call);
@@ -101,7 +111,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
     const release = await timedFailure(() => idempotency.release('t:p:dead', 'owner'));
     expect(release.ms).toBeLessThan(FAIL_FAST_MS);
 
-    const increment = await timedFailure(() => Promise.resolve(limiter.increment('k')));
+    const increment = await timedFailure(() => countOnce(counters));
     expect(increment.ms).toBeLessThan(FAIL_FAST_MS);
 
     const ping = await timedFailure(() => connection.ping());
@@ -109,7 +119,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
     expect(ping.error.message).toMatch(/^redis: /);
     expect(connection.isReady).toBe(false);
 
-    // Rate-limit stores whose init (script load) runs while Redis is down: ours and a bare one.
+    // rate-limit-redis stores whose init (script load) runs while Redis is down: guarded as older releases did, and bare.
     limiterInitWhileDown = createRedisRateLimitStore(connection.client, `${prefix}rl2:`);
     await limiterInitWhileDown.init?.(WINDOW);
     unguardedInitWhileDown = new RedisStore({
@@ -150,8 +160,8 @@ describe('Redis outage: frozen, killed, restarted', () => {
     await expect(idempotency.claim('t:p:after', 'd', 'h', 30_000)).resolves.toMatchObject({ state: 'completed', response: ack });
 
     // Loaded before the outage, script cache now empty (NOSCRIPT → EVAL).
-    await expect(limiter.increment('k')).resolves.toMatchObject({ totalHits: 1 });
-    await expect(limiter.increment('k')).resolves.toMatchObject({ totalHits: 2 });
+    await expect(countOnce(counters)).resolves.toBe(1);
+    await expect(countOnce(counters)).resolves.toBe(2);
     // Initialised while Redis was down.
     await expect(limiterInitWhileDown.increment('k')).resolves.toMatchObject({ totalHits: 1 });
     // Without the guard, rate-limit-redis keeps rethrowing its failed script load forever.

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { ClientRateLimitInfo, IncrementResponse, Options, Store } from 'express-rate-limit';
-import type { RedisClient } from '../redis/connection';
+import type { RedisClient } from '../../src/redis/connection';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 
 const isNoScript = (error: unknown) => error instanceof Error && /^NOSCRIPT(?:\s|$)/.test(error.message);
 
 /**
- * An express-rate-limit store whose counters live in Redis (rate-limit-redis), shared by
- * every process that uses the same prefix. Use one store (and one prefix) per limiter.
+ * rate-limit-redis as the gateway used it before its counters moved into RedisCounters (one
+ * script call per request): the reference RedisCounters shares keys and values with, so pods
+ * of either release count together (test/contract/rate-counters.test.ts). An express-rate-limit
+ * store whose counters live in Redis, shared by every process that uses the same prefix.
  *
  * Guard against rate-limit-redis 6's script cache. Its init() runs `SCRIPT LOAD` once and
  * keeps the *promise* of the SHA; every increment/get awaits that promise before EVALSHA and
