@@ -1,7 +1,10 @@
 import type { Request, Response } from 'express';
 import type { DeliveryEntry, DeliveryLog } from '../delivery-log/delivery-log';
+import { isoFormatter } from '../observability/iso-time';
 import { contextOf } from './context';
 import { whenClosed } from './response-done';
+
+const entryTime = isoFormatter();
 
 /**
  * When a request to a registered trigger or channel ends (answered, refused or cut off), its
@@ -16,7 +19,7 @@ export function recordDeliveryWhenDone(log: DeliveryLog, req: Request, res: Resp
     const status = res.statusCode;
     // Built by assignment in the contract's key order: no temporary object per optional field.
     const entry = {
-      at: new Date().toISOString(),
+      at: entryTime(Date.now()),
       requestId: facts.requestId,
       status,
       outcome: facts.outcome ?? (!res.writableFinished ? 'aborted' : status < 400 ? 'ok' : 'error'),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isoFormatter } from '../observability/iso-time';
 import type { OutRecord } from '../publish/sink';
 import type { EventTrace } from '../tracing/w3c';
 
@@ -16,6 +17,8 @@ export interface CloudEvent<T> {
   data: T;
 }
 
+const eventTime = isoFormatter();
+
 export function cloudEvent<T>(
   type: string,
   source: string,
@@ -29,7 +32,7 @@ export function cloudEvent<T>(
     id: randomUUID(),
     source,
     type,
-    time: now.toISOString(),
+    time: eventTime(now.getTime()),
     subject,
     datacontenttype: 'application/json',
     ...(trace && { traceparent: trace.traceparent }),

@@ -1,6 +1,6 @@
 import pino from 'pino';
 
-/** What the lines are handed to: pino's asynchronous destination (sonic-boom). */
+/** What the lines are handed to: pino's destination (sonic-boom). */
 export interface LineSink {
   write(text: string): unknown;
   flush(cb: (error?: Error) => void): void;
@@ -8,10 +8,10 @@ export interface LineSink {
 }
 
 /**
- * pino's asynchronous destination appends each line to the text still waiting for the write
- * under way and measures the whole of it again (`Buffer.byteLength` of a growing string): at
- * thousands of lines a second that took about 5 µs a line. Lines are collected here and handed
- * over once per event-loop turn, joined. At exit, what is held is written synchronously.
+ * Log lines collected and handed to pino's destination once per event-loop turn, joined: one
+ * write for all the lines a turn produced instead of one each (profiled at 6,500 req/s: the
+ * access log's write went from 6.7 µs to under 1 µs a request). At exit, and when pino flushes
+ * for a fatal line, what is held is handed over at once.
  */
 export class TurnBatchedDestination {
   private pending: string[] = [];
@@ -55,9 +55,11 @@ process.on('exit', () => {
 });
 
 /**
- * Standard output, batched per turn. pino's exit hook only flushes its destination (it stays
- * open), so whichever of the two hooks runs first, the last turn's lines are written.
+ * Standard output, written synchronously (pino's default) once per turn. pino's asynchronous
+ * mode was tried first: it re-measures the whole text waiting behind the write under way on
+ * every line (`Buffer.byteLength` of a growing string), and at exit it cannot flush a write
+ * still under way, so a crash's last lines could be lost or come out of order.
  */
 export function stdoutDestination(): TurnBatchedDestination {
-  return new TurnBatchedDestination(pino.destination({ sync: false }));
+  return new TurnBatchedDestination(pino.destination({ sync: true }));
 }
