@@ -4,7 +4,7 @@ import { isoFormatter } from '../observability/iso-time';
 import { Refusal } from '../outcomes/refusal';
 
 /** Within one window every answer carries the same reset time. */
-const resetTime = isoFormatter();
+const resetHeaderTime = isoFormatter();
 
 /** What express-rate-limit makes of a counter: `remaining` never below 0; over the limit once `used` exceeds it. */
 export function limitInfo(key: string, limit: number, totalHits: number, resetTime: Date | undefined): RateLimitInfo {
@@ -14,7 +14,7 @@ export function limitInfo(key: string, limit: number, totalHits: number, resetTi
 export function setRateLimitHeaders(res: Response, info: RateLimitInfo): void {
   res.setHeader('X-RateLimit-Limit', String(info.limit));
   res.setHeader('X-RateLimit-Remaining', String(info.remaining));
-  if (info.resetTime) res.setHeader('X-RateLimit-Reset', resetTime(info.resetTime.getTime()));
+  if (info.resetTime) res.setHeader('X-RateLimit-Reset', resetHeaderTime(info.resetTime.getTime()));
 }
 
 export function rateLimited(info: RateLimitInfo): Refusal {
