@@ -78,16 +78,14 @@ const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
  * Either measure alone can fail the goal.
  */
 export function deliveryLogCostLine(mode: string, withLog: Row, withoutLog: Row): string {
-  const pairs = pairedRounds(withLog, withoutLog);
-  const cpuCosts = pairs.map(([logged, unlogged]) => (unlogged.cpuMsPer1000 > 0 ? logged.cpuMsPer1000 / unlogged.cpuMsPer1000 - 1 : Infinity));
-  const rpsCosts = pairs.map(([logged, unlogged]) => (unlogged.rps > 0 ? 1 - logged.rps / unlogged.rps : Infinity));
-  const cpuCost = median(cpuCosts);
+  const { cpu, rps, noise } = pairedChanges(withLog, withoutLog);
+  const cpuCost = median(cpu);
+  const rpsCosts = rps.map((change) => -change);
   const rpsCost = median(rpsCosts);
-  const noise = Math.max(roundSpread(withLog), roundSpread(withoutLog));
   const met = cpuCost <= GOALS.deliveryLogCost && rpsCost - noise <= GOALS.deliveryLogCost;
-  const rounds = pairs.map(([logged, unlogged]) => `${logged.cpuMsPer1000}/${unlogged.cpuMsPer1000}`).join(', ');
+  const rounds = pairedRounds(withLog, withoutLog).map(([logged, unlogged]) => `${logged.cpuMsPer1000}/${unlogged.cpuMsPer1000}`).join(', ');
   return (
-    `delivery log cost, ${mode}: ${percent(cpuCost)} CPU per request (median of ${pairs.length} paired rounds; CPU ms / 1000 with/without the log: ${rounds}), ` +
+    `delivery log cost, ${mode}: ${percent(cpuCost)} CPU per request (median of ${cpu.length} paired rounds; CPU ms / 1000 with/without the log: ${rounds}), ` +
     `${percent(rpsCost)} of req/s (median; rounds: ${rpsCosts.map(percent).join(', ')}; a target's rounds differ by up to ${percent(noise)}) ` +
     `(goal ≤ ${percent(GOALS.deliveryLogCost)} of CPU per request, and of req/s beyond the rounds' spread): ${mark(met)}`
   );
@@ -99,18 +97,25 @@ export function deliveryLogCostLine(mode: string, withLog: Row, withoutLog: Row)
  * not higher than the rounds' own spread allows.
  */
 export function baselineLine(mode: string, current: Row, baseline: Row): string {
-  const pairs = pairedRounds(current, baseline);
-  const rpsChanges = pairs.map(([now, before]) => (before.rps > 0 ? now.rps / before.rps - 1 : -Infinity));
-  const cpuChanges = pairs.map(([now, before]) => (before.cpuMsPer1000 > 0 ? now.cpuMsPer1000 / before.cpuMsPer1000 - 1 : Infinity));
-  const rpsChange = median(rpsChanges);
-  const cpuChange = median(cpuChanges);
-  const noise = Math.max(roundSpread(current), roundSpread(baseline));
+  const { cpu, rps, noise } = pairedChanges(current, baseline);
+  const rpsChange = median(rps);
+  const cpuChange = median(cpu);
   const met = rpsChange >= -noise && cpuChange <= noise;
   return (
-    `${mode} against the baseline build: ${signed(rpsChange)} req/s (median of ${pairs.length} paired rounds: ${rpsChanges.map(signed).join(', ')}), ` +
-    `${signed(cpuChange)} CPU per request (${cpuChanges.map(signed).join(', ')}; a target's rounds differ by up to ${percent(noise)}) ` +
+    `${mode} against the baseline build: ${signed(rpsChange)} req/s (median of ${rps.length} paired rounds: ${rps.map(signed).join(', ')}), ` +
+    `${signed(cpuChange)} CPU per request (${cpu.map(signed).join(', ')}; a target's rounds differ by up to ${percent(noise)}) ` +
     `(goal: no throughput loss beyond the rounds' spread): ${mark(met)}`
   );
+}
+
+/** Each paired round's change of `a` against `b` (a ÷ b − 1) in req/s and CPU per request, and the larger of their rounds' spreads. */
+function pairedChanges(a: Row, b: Row): { rps: number[]; cpu: number[]; noise: number } {
+  const pairs = pairedRounds(a, b);
+  return {
+    rps: pairs.map(([x, y]) => (y.rps > 0 ? x.rps / y.rps - 1 : -Infinity)),
+    cpu: pairs.map(([x, y]) => (y.cpuMsPer1000 > 0 ? x.cpuMsPer1000 / y.cpuMsPer1000 - 1 : Infinity)),
+    noise: Math.max(roundSpread(a), roundSpread(b)),
+  };
 }
 
 const signed = (share: number) => `${share >= 0 ? '+' : ''}${percent(share)}`;

@@ -1,4 +1,4 @@
-import type { Counted, CounterOp, RateCounters } from './redis-counters';
+import type { Counted, CounterOp, RateCounters } from './counters';
 
 /** `limit` failed authentications within `windowSeconds`. */
 export interface FailureLimit {

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { RateLimitInfo } from 'express-rate-limit';
 import { AuthFailureThrottle, failureOp, type FailureLimit } from './auth-failures';
 import { limitInfo, rateLimited, setRateLimitHeaders, tightest } from './limit-info';
-import type { Counted, CounterOp, RateCounters } from './redis-counters';
+import type { Counted, CounterOp, RateCounters } from './counters';
 
 export type BucketKind = 'trigger' | 'channel' | 'workspace';
 

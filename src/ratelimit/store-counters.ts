@@ -1,5 +1,5 @@
 import type { Options, Store } from 'express-rate-limit';
-import type { Counted, CounterOp, RateCounters } from './redis-counters';
+import type { Counted, CounterOp, RateCounters } from './counters';
 
 /**
  * The counters in express-rate-limit stores (embedded mode: its MemoryStore), one store per

@@ -68,6 +68,19 @@ async function readAll(log: DeliveryLog, target: LogTarget, limit = 100): Promis
   return (await log.page(target, limit)).entries.map((e) => e.requestId);
 }
 
+/** Every request id, newest first, read two a page by following nextCursor (at most 10 pages). */
+async function pageThrough(log: DeliveryLog, target: LogTarget): Promise<string[]> {
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 10; pages++) {
+    const page = await log.page(target, 2, cursor);
+    seen.push(...page.entries.map((e) => e.requestId));
+    if (page.nextCursor === null) break;
+    cursor = page.nextCursor;
+  }
+  return seen;
+}
+
 describe.each(backends)('DeliveryLog contract: %s', (_name, create) => {
   let backend: Backend;
   beforeEach(async () => {
@@ -96,29 +109,13 @@ describe.each(backends)('DeliveryLog contract: %s', (_name, create) => {
   it('pages with the cursor until nextCursor is null', async () => {
     for (let n = 1; n <= 5; n++) backend.log.append(trigger, entry(n));
     await waitUntil(async () => (await readAll(backend.log, trigger)).length === 5, 'five entries');
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    for (let pages = 0; pages < 10; pages++) {
-      const page = await backend.log.page(trigger, 2, cursor);
-      seen.push(...page.entries.map((e) => e.requestId));
-      if (page.nextCursor === null) break;
-      cursor = page.nextCursor;
-    }
-    expect(seen).toEqual(['req-5', 'req-4', 'req-3', 'req-2', 'req-1']);
+    expect(await pageThrough(backend.log, trigger)).toEqual(['req-5', 'req-4', 'req-3', 'req-2', 'req-1']);
   });
 
   it('pages through exactly the last maxEntries once older ones were dropped', async () => {
     for (let n = 1; n <= 2 * MAX + 2; n++) backend.log.append(trigger, entry(n));
     await waitUntil(async () => (await readAll(backend.log, trigger))[0] === `req-${2 * MAX + 2}`, 'the last entry');
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    for (let pages = 0; pages < 10; pages++) {
-      const page = await backend.log.page(trigger, 2, cursor);
-      seen.push(...page.entries.map((e) => e.requestId));
-      if (page.nextCursor === null) break;
-      cursor = page.nextCursor;
-    }
-    expect(seen).toEqual(['req-12', 'req-11', 'req-10', 'req-9', 'req-8']);
+    expect(await pageThrough(backend.log, trigger)).toEqual(['req-12', 'req-11', 'req-10', 'req-9', 'req-8']);
   });
 
   it('refuses a cursor it did not give out', async () => {

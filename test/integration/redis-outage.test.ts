@@ -8,7 +8,8 @@
 import type { Options, Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { RedisIdempotencyStore } from '../../src/idempotency/redis';
-import { RedisCounters, type CounterOp } from '../../src/ratelimit/redis-counters';
+import type { CounterOp } from '../../src/ratelimit/counters';
+import { RedisCounters } from '../../src/ratelimit/redis-counters';
 import { createRedisRateLimitStore } from '../helpers/rate-limit-redis-store';
 import { RedisRegistry } from '../../src/registry/redis';
 import type { StoredTrigger } from '../../src/registry/schemas';
