@@ -18,8 +18,6 @@ import { startServer } from './processes';
 import { BENCH_REGISTRY, SCENARIOS } from './scenarios';
 import { deleteBenchKeys, requireRedis, targets } from './targets';
 
-const TARGETS = PROFILE_TARGETS;
-
 const argument = (name: string, fallback: string) => option(process.argv, name) ?? fallback;
 
 async function waitForFile(file: string, timeoutMs: number): Promise<void> {
@@ -31,8 +29,8 @@ async function waitForFile(file: string, timeoutMs: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const targetName = TARGETS[argument('target', 'redis-kafka')];
-  if (!targetName) throw new Error(`--target is one of ${Object.keys(TARGETS).join(', ')}`);
+  const targetName = PROFILE_TARGETS[argument('target', 'redis-kafka')];
+  if (!targetName) throw new Error(`--target is one of ${Object.keys(PROFILE_TARGETS).join(', ')}`);
   const seconds = Number(argument('seconds', '10'));
   const connections = Number(argument('connections', '64'));
   const [node] = nodeBinaries([argument('node', '24')]);
