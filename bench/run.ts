@@ -13,6 +13,7 @@ import { measureMemory, memoryTable, type MemoryRow } from './memory';
 import { nodeBinaries, type NodeBinary } from './node-binaries';
 import { cpuTimeMs, sampleRss, startServer } from './processes';
 import { BENCH_REGISTRY, SCENARIOS, type Scenario } from './scenarios';
+import { sideBySide, sideBySideTable, type SideBySide } from './side-by-side';
 import { deleteBenchKeys, requireRedis, targets, type Target } from './targets';
 import { option } from './args';
 
@@ -28,6 +29,10 @@ interface Options {
   rounds: number;
   /** Another build's dist/ folder: its gateway runs beside this one (before/after in one run). */
   baseline?: string;
+  /** Rounds of each target measured side by side with its twin (the delivery log's cost). */
+  sideRounds: number;
+  /** A/A check: each twin replaced by a copy of its partner, so the side-by-side lines show the method's own noise. */
+  aa: boolean;
   /** Only the targets whose name contains one of these (comma-separated, or |-separated where a name holds a comma), to keep runs short while iterating. */
   targets?: string[];
 }
@@ -55,6 +60,8 @@ function parseArgs(argv: string[]): Options {
     memory: !argv.includes('--no-memory'),
     rounds: Number(get('rounds') ?? 2),
     baseline: get('baseline'),
+    sideRounds: Number(get('side-rounds') ?? 6),
+    aa: argv.includes('--aa'),
     targets: get('targets')?.split(get('targets')!.includes('|') ? '|' : ','),
   };
 }
@@ -113,6 +120,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const memoryRows: MemoryRow[] = [];
   const idleRows: IdleRow[] = [];
+  const sideRows: SideBySide[] = [];
   const redis = await requireRedis();
   // rtt=5: a replicated acks=all broker answers in milliseconds; a mock answering at once
   // would hide the cost of one Produce per request. No topic is consumed: a consumer here
@@ -130,9 +138,10 @@ async function main(): Promise<void> {
       for (const node of nodes) {
         const unlimited = { TRIGGERS_FILE: registryFile, RATE_LIMIT_DEFAULT: '1000000/60', RATE_LIMIT_WORKSPACE: '1000000/60' };
         const candidates = scenario.files && fileStore ? fileTargets(work, unlimited, fileStore, ROOT) : targets(work, registryFile, kafka, options.baseline);
-        const chosen = candidates
+        const wanted = candidates
           .filter((t) => !t.headlineOnly || scenario.name === HEADLINE)
           .filter((t) => !options.targets || options.targets.some((part) => t.name.includes(part)));
+        const chosen = wanted.filter((t) => !t.twinOf);
         const rounds = scenario.name === HEADLINE ? options.rounds : 1;
         const measured = new Map<string, Row[]>(chosen.map((target) => [target.name, []]));
         for (let round = 1; round <= rounds; round++) {
@@ -143,6 +152,13 @@ async function main(): Promise<void> {
           }
         }
         rows.push(...chosen.map((target) => bestOf(measured.get(target.name)!)));
+        if (scenario.name !== HEADLINE) continue;
+        for (const twin of wanted.filter((t) => t.twinOf)) {
+          const partner = candidates.find((t) => t.name === twin.twinOf)!;
+          const second = options.aa ? { ...partner, name: `${partner.name} (A/A copy)` } : twin;
+          const sideOptions = { ...options, rounds: options.sideRounds };
+          sideRows.push(await sideBySide(node, [partner, second], scenario, sideOptions, () => (firstId += 10_000_000)));
+        }
       }
     }
     if (!options.only || 'idle connections'.includes(options.only)) {
@@ -172,9 +188,17 @@ async function main(): Promise<void> {
       `Load generator per scenario (wrk -t1 where the requests can be built in Lua, else autocannon): ${generators.join('; ')}. ` +
       `The goals' scenario runs ${options.rounds} rounds with the targets alternating (every other round in reverse order), and each of its rows is that target's best round (most req/s; CPU per request: the least of its rounds): one stall of the shared machine does not decide a goal.`,
     '',
-    ...goalLines(rows),
+    ...goalLines(rows, sideRows),
     table(rows),
     '',
+    ...(sideRows.length > 0
+      ? [
+          `## Side by side (${options.sideRounds} rounds, both targets at once on half the connections each)`,
+          '',
+          sideBySideTable(sideRows),
+          '',
+        ]
+      : []),
     ...bodySizeLines(rows, SCENARIOS),
     ...fileThroughput(rows),
     ...(idleRows.length > 0 ? ['## Idle keep-alive connections', '', idleConnectionTable(idleRows), ''] : []),

@@ -1,0 +1,91 @@
+// Two builds or settings of one server measured at the same time, each driven by half the
+// connections: whatever the shared machine does during a round (another process, writeback, a
+// frequency change) falls on both alike, and neither inherits a place in a sequence of cells.
+// Used where a few percent must be told apart (the delivery log's cost, issue 23).
+import { drive } from './load';
+import type { NodeBinary } from './node-binaries';
+import { cpuTimeMs, startServer, type Server } from './processes';
+import type { Scenario } from './scenarios';
+import type { Target } from './targets';
+
+export interface SideBySideRound {
+  /** req/s and CPU ms per 1000 requests of the first target, then of the second. */
+  rps: [number, number];
+  cpuMsPer1000: [number, number];
+  non2xx: number;
+  errors: number;
+}
+
+export interface SideBySide {
+  node: string;
+  scenario: string;
+  names: [string, string];
+  connectionsEach: number;
+  rounds: SideBySideRound[];
+}
+
+/**
+ * `rounds` rounds of both targets at once. Each round starts both servers anew; every other
+ * round starts and drives the second target first, so neither side keeps an edge in start-up
+ * order or port.
+ */
+export async function sideBySide(
+  node: NodeBinary,
+  pair: [Target, Target],
+  scenario: Scenario,
+  options: { seconds: number; connections: number; rounds: number },
+  nextFirstId: () => number,
+): Promise<SideBySide> {
+  const connectionsEach = Math.max(1, Math.floor((scenario.connections ?? options.connections) / 2));
+  const rounds: SideBySideRound[] = [];
+  for (let round = 1; round <= options.rounds; round++) {
+    process.stderr.write(`bench: side by side · ${scenario.name} · ${node.label} · ${pair[0].name} | ${pair[1].name} · round ${round}/${options.rounds}\n`);
+    const order: Array<0 | 1> = round % 2 === 1 ? [0, 1] : [1, 0];
+    const servers: Server[] = [];
+    try {
+      for (const side of order) servers[side] = await startServer(node.path, pair[side].script, pair[side].env());
+      const both = (seconds: number) => Promise.all(order.map((side) => drive(servers[side].port, scenario, seconds, connectionsEach, nextFirstId())));
+      await both(1); // warm-up
+      const cpuBefore = servers.map((server) => cpuTimeMs(server.child.pid!));
+      const loads = await both(options.seconds);
+      const bySide = [loads[order.indexOf(0)], loads[order.indexOf(1)]];
+      const cpu = bySide.map((load, side) => {
+        const requests = Math.max(1, load.ok + load.non2xx);
+        return Math.round(((cpuTimeMs(servers[side].child.pid!) - cpuBefore[side]) / requests) * 10_000) / 10;
+      });
+      rounds.push({
+        rps: [bySide[0].rps, bySide[1].rps],
+        cpuMsPer1000: [cpu[0], cpu[1]],
+        non2xx: bySide[0].non2xx + bySide[1].non2xx,
+        errors: bySide[0].errors + bySide[1].errors,
+      });
+    } finally {
+      await Promise.all(servers.filter(Boolean).map((server) => server.stop()));
+    }
+  }
+  return { node: node.label, scenario: scenario.name, names: [pair[0].name, pair[1].name], connectionsEach, rounds };
+}
+
+/** Each round's change of the first target against the second (a ÷ b − 1), in req/s and in CPU per request. */
+export function changes(result: SideBySide): { rps: number[]; cpu: number[] } {
+  return {
+    rps: result.rounds.map(({ rps: [a, b] }) => (b > 0 ? a / b - 1 : -Infinity)),
+    cpu: result.rounds.map(({ cpuMsPer1000: [a, b] }) => (b > 0 ? a / b - 1 : Infinity)),
+  };
+}
+
+export function sideBySideTable(results: SideBySide[]): string {
+  const lines = [
+    '| scenario | node | first target | second target | conns each | round | req/s | CPU ms / 1000 req | non-2xx | errors |',
+    '|---|---|---|---|---:|---:|---|---|---:|---:|',
+  ];
+  for (const result of results) {
+    result.rounds.forEach((round, i) =>
+      lines.push(
+        `| ${result.scenario} | ${result.node} | ${result.names[0]} | ${result.names[1]} | ${result.connectionsEach} | ${i + 1} | ` +
+          `${round.rps[0]} / ${round.rps[1]} | ${round.cpuMsPer1000[0]} / ${round.cpuMsPer1000[1]} | ${round.non2xx} | ${round.errors} |`,
+      ),
+    );
+  }
+  return lines.join('\n');
+}
