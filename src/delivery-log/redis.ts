@@ -41,9 +41,9 @@ class BufferFullError extends Error {
 
 /**
  * Production: one Redis Stream per trigger or channel, shared by every pod. `append` only
- * buffers the entry; once per event-loop turn (setImmediate) the buffer goes out as one script
- * call per stream carrying all of that stream's new entries in order (a stream is one key, so
- * this holds on a Redis Cluster too). So a request adds at most one pipelined command
+ * buffers the entry; once the callback that appended it has run (process.nextTick) the
+ * buffer goes out as one script call per stream carrying all of that stream's new entries in
+ * order (a stream is one key, so this holds on a Redis Cluster too). So a request adds at most one pipelined command
  * (contract §13), and under load many requests share one. Nothing awaits the writes; an entry
  * that cannot be written (Redis down, buffer full) is counted by `onLost` and dropped. Reads
  * skip entries older than 7 days (a stream written to every day never expires as a whole).
@@ -82,7 +82,9 @@ export class RedisDeliveryLog implements DeliveryLog {
       this.held++;
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        setImmediate(this.flushNow);
+        // Not setImmediate: ioredis's auto-pipeline of this turn often runs first, and a command
+        // issued after it waits for the next turn and goes out in a socket write of its own.
+        process.nextTick(this.flushNow);
       }
     } catch (error) {
       this.options.onLost(error);
