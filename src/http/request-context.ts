@@ -18,7 +18,7 @@ export function requestContext(
   headers: Header[] = securityHeaders(),
   then: (req: Request, res: Response, next: NextFunction) => void = (_req, _res, next) => next(),
 ): RequestHandler {
-  const logger = accessLogger(deps.logger);
+  const accessLog = accessLogger(deps.logger);
   return (req, res, next) => {
     // A request pipelined behind one that was answered with `Connection: close` (its socket is
     // half-closed) could never be answered: it is not served.
@@ -28,7 +28,7 @@ export function requestContext(
     openContext(res, id);
     res.setHeader('X-Request-Id', id);
     if (deps.lifecycle.draining) res.setHeader('Connection', 'close');
-    logWhenFinished(logger, deps.metrics, req, res);
+    logWhenFinished(accessLog, deps.metrics, req, res);
     if (deps.deliveryLog) recordDeliveryWhenDone(deps.deliveryLog, req, res);
     const refusal = duplicateHost(req.rawHeaders);
     if (refusal) {

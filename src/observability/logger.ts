@@ -18,12 +18,15 @@ const REDACT = [
 
 const lineTime = isoFormatter();
 
+/** A line's `time` field as pino writes it (after `{"level":"…"`): pino.stdTimeFunctions.isoTime, formatted once per ms. */
+export const timeField = (): string => `,"time":"${lineTime(Date.now())}"`;
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
       base: { service: 'ingress-gateway' },
-      timestamp: () => `,"time":"${lineTime(Date.now())}"`, // pino.stdTimeFunctions.isoTime, formatted once per ms
+      timestamp: timeField,
       redact: { paths: REDACT, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
     },
