@@ -131,23 +131,13 @@ export function batcherOptions(config: Config): BatcherOptions {
   return {
     maxRecords: config.BATCH_MAX_RECORDS,
     maxBytes: config.BATCH_MAX_BYTES,
-    lingerMs: batchLingerMs(config),
+    lingerMs: config.BATCH_LINGER_MS,
     queueMax: config.PUBLISH_QUEUE_MAX,
     maxRecordBytes: config.MAX_RECORD_BYTES,
     // Past the Kafka sink's own budget (so a stalled broker's write settles by itself before
     // another batch is stacked onto it), and short enough that a drain ends within the grace.
     writeTimeoutMs: writeTimeoutMs(config.PUBLISH_TIMEOUT_MS),
   };
-}
-
-/**
- * With one batch in flight, what queues during a write is the next batch: to Kafka (a round
- * trip of milliseconds) lingering more only leaves the process idle between batches. A file
- * append and fsync return far sooner, so without a linger each batch would carry a few records
- * and pay its write and fsync for them: 5 ms measured about 5% more requests per second there.
- */
-export function batchLingerMs(config: Pick<Config, 'BATCH_LINGER_MS' | 'KAFKA_BROKERS'>): number {
-  return config.BATCH_LINGER_MS ?? (config.KAFKA_BROKERS ? 0 : 5);
 }
 
 function pickAdapters(config: Config, logger: Logger, metrics: Metrics, tracing: Tracing): Adapters {

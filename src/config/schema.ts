@@ -146,8 +146,7 @@ export const configSchema = z.object({
   PUBLISH_QUEUE_MAX: int(1, 1_000_000).default(10_000),
   BATCH_MAX_RECORDS: int(1, 10_000).default(500),
   BATCH_MAX_BYTES: int(1024, 64 * 1024 * 1024).default(4 * 1024 * 1024),
-  /** Unset: 0 with Kafka, 5 with the file sink (see batchLingerMs). */
-  BATCH_LINGER_MS: int(0, 1000).optional(),
+  BATCH_LINGER_MS: int(0, 1000).default(0),
   RATE_LIMIT_DEFAULT: rateSpec.default(() => ({ limit: 600, windowSeconds: 60 })),
   RATE_LIMIT_WORKSPACE: rateSpec.default(() => ({ limit: 6000, windowSeconds: 60 })),
   MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1_000_000),

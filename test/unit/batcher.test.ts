@@ -1,5 +1,6 @@
 import { MicroBatcher, recordBytes, type BatcherOptions } from '../../src/publish/batcher';
-import { batchLingerMs } from '../../src/container';
+import { batcherOptions } from '../../src/container';
+import { loadConfig } from '../../src/config/load';
 import { PublishError } from '../../src/publish/errors';
 import type { OutRecord, Sink } from '../../src/publish/sink';
 
@@ -449,11 +450,17 @@ describe('a sink write that never settles', () => {
 });
 
 describe('BATCH_LINGER_MS', () => {
-  it('defaults to 0 with Kafka and to 5 ms with the file sink; a value set wins', () => {
-    expect(batchLingerMs({ KAFKA_BROKERS: ['kafka:9092'] })).toBe(0);
-    expect(batchLingerMs({})).toBe(5);
-    expect(batchLingerMs({ KAFKA_BROKERS: ['kafka:9092'], BATCH_LINGER_MS: 7 })).toBe(7);
-    expect(batchLingerMs({ BATCH_LINGER_MS: 0 })).toBe(0);
+  const lingerOf = (env: NodeJS.ProcessEnv) => {
+    const result = loadConfig(env);
+    if (!result.ok) throw new Error(result.problems.join('; '));
+    return batcherOptions(result.config).lingerMs;
+  };
+
+  it('defaults to 0 with Kafka and with the file sink; a value set wins', () => {
+    expect(lingerOf({ KAFKA_BROKERS: 'kafka:9092' })).toBe(0);
+    expect(lingerOf({})).toBe(0);
+    expect(lingerOf({ KAFKA_BROKERS: 'kafka:9092', BATCH_LINGER_MS: '7' })).toBe(7);
+    expect(lingerOf({ BATCH_LINGER_MS: '5' })).toBe(5);
   });
 });
 
