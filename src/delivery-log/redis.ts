@@ -43,10 +43,11 @@ class BufferFullError extends Error {
  * Production: one Redis Stream per trigger or channel, shared by every pod. `append` only
  * buffers the entry; once the callback that appended it has run (process.nextTick) the
  * buffer goes out as one script call per stream carrying all of that stream's new entries in
- * order (a stream is one key, so this holds on a Redis Cluster too). So a request adds at most one pipelined command
- * (contract §13), and under load many requests share one. Nothing awaits the writes; an entry
- * that cannot be written (Redis down, buffer full) is counted by `onLost` and dropped. Reads
- * skip entries older than 7 days (a stream written to every day never expires as a whole).
+ * order (a stream is one key, so this holds on a Redis Cluster too). So a request adds at most
+ * one pipelined command (contract §13), and under load many requests share one. Nothing
+ * awaits the writes; an entry that cannot be written (Redis down, buffer full) is counted by
+ * `onLost` and dropped. Reads skip entries older than 7 days (a stream written to every day
+ * never expires as a whole).
  */
 export class RedisDeliveryLog implements DeliveryLog {
   private readonly now: () => number;
