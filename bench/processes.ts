@@ -21,7 +21,10 @@ export function startServer(nodeBinary: string, script: string, env: Record<stri
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL'); // not left running beside the next cells
+      reject(new Error(`${script} did not start:\n${output}`));
+    }, timeoutMs);
     const poll = setInterval(() => {
       const match = output.match(/"port":(\d+)/);
       if (match && output.includes('listening')) {

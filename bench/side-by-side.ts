@@ -9,11 +9,10 @@ import type { Scenario } from './scenarios';
 import type { Target } from './targets';
 
 export interface SideBySideRound {
-  /** req/s and CPU ms per 1000 requests of the first target, then of the second. */
+  /** req/s, CPU ms per 1000 requests, and answers other than 2xx plus connection errors: the first target's, then the second's. */
   rps: [number, number];
   cpuMsPer1000: [number, number];
-  non2xx: number;
-  errors: number;
+  failures: [number, number];
 }
 
 export interface SideBySide {
@@ -56,8 +55,7 @@ export async function sideBySide(
       rounds.push({
         rps: [bySide[0].rps, bySide[1].rps],
         cpuMsPer1000: [cpu[0], cpu[1]],
-        non2xx: bySide[0].non2xx + bySide[1].non2xx,
-        errors: bySide[0].errors + bySide[1].errors,
+        failures: [bySide[0].non2xx + bySide[0].errors, bySide[1].non2xx + bySide[1].errors],
       });
     } finally {
       await Promise.all(servers.filter(Boolean).map((server) => server.stop()));
@@ -66,24 +64,29 @@ export async function sideBySide(
   return { node: node.label, scenario: scenario.name, names: [pair[0].name, pair[1].name], connectionsEach, rounds };
 }
 
-/** Each round's change of the first target against the second (a ÷ b − 1), in req/s and in CPU per request. */
-export function changes(result: SideBySide): { rps: number[]; cpu: number[] } {
+/**
+ * Each round's change of the first target against the second (a ÷ b − 1), in req/s and in CPU
+ * per request, and how many answers either side did not serve (a side answering errors fast is
+ * no measure of its cost).
+ */
+export function changes(result: SideBySide): { rps: number[]; cpu: number[]; failures: number } {
   return {
     rps: result.rounds.map(({ rps: [a, b] }) => (b > 0 ? a / b - 1 : -Infinity)),
     cpu: result.rounds.map(({ cpuMsPer1000: [a, b] }) => (b > 0 ? a / b - 1 : Infinity)),
+    failures: result.rounds.reduce((sum, { failures: [a, b] }) => sum + a + b, 0),
   };
 }
 
 export function sideBySideTable(results: SideBySide[]): string {
   const lines = [
-    '| scenario | node | first target | second target | conns each | round | req/s | CPU ms / 1000 req | non-2xx | errors |',
-    '|---|---|---|---|---:|---:|---|---|---:|---:|',
+    '| scenario | node | first target | second target | conns each | round | req/s | CPU ms / 1000 req | non-2xx + errors |',
+    '|---|---|---|---|---:|---:|---|---|---|',
   ];
   for (const result of results) {
     result.rounds.forEach((round, i) =>
       lines.push(
         `| ${result.scenario} | ${result.node} | ${result.names[0]} | ${result.names[1]} | ${result.connectionsEach} | ${i + 1} | ` +
-          `${round.rps[0]} / ${round.rps[1]} | ${round.cpuMsPer1000[0]} / ${round.cpuMsPer1000[1]} | ${round.non2xx} | ${round.errors} |`,
+          `${round.rps[0]} / ${round.rps[1]} | ${round.cpuMsPer1000[0]} / ${round.cpuMsPer1000[1]} | ${round.failures[0]} / ${round.failures[1]} |`,
       ),
     );
   }
