@@ -30,7 +30,9 @@ const quoted = JSON.stringify;
  * template. pino's generic serializer walks the object and looks up a serializer per key, and
  * its redaction scans every field for credential names: profiled at 8 µs of a request's 90 on
  * Node 24. These fields are fixed and never carry a credential (the path is logged without its
- * query string: query strings can carry verify tokens).
+ * query string: query strings can carry verify tokens). It relies on the logger createLogger
+ * makes: one destination, no hooks, mixin or message prefix (a multistream destination, which
+ * routes by the last level pino wrote, would need pino's own write).
  */
 export function accessLogger(logger: Logger): AccessLog {
   const destination = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym];
