@@ -1,6 +1,6 @@
 /**
- * The Redis delivery log buffers entries and writes them once per event-loop turn, one script
- * call per stream, on one Redis and on a Redis Cluster:
+ * The Redis delivery log buffers entries and writes them once the code that appended them has
+ * run (process.nextTick), one script call per stream, on one Redis and on a Redis Cluster:
  * - many requests' entries in one flush are all readable, in order, newest first;
  * - the cap holds exactly (the stream is never longer than maxEntries);
  * - close() writes what is buffered before it resolves;
@@ -45,12 +45,12 @@ describe.each(redisSetupRows())('RedisDeliveryLog batching: %s', (_name, setup: 
     await setup.deleteKeys(prefix);
   });
 
-  it('writes the entries of one turn in one script call per stream, all readable in order, newest first', async () => {
+  it('writes the entries appended together in one script call per stream, all readable in order, newest first', async () => {
     for (let n = 1; n <= 4; n++) {
       log.append(orders, entry(n));
       log.append(refunds, entry(100 + n));
     }
-    expect(scriptCalls()).toEqual([]); // nothing is written before the turn ends
+    expect(scriptCalls()).toEqual([]); // nothing is written before the appending code has run
     await waitUntil(async () => (await readAll(orders)).length === 4 && (await readAll(refunds)).length === 4, 'both streams written');
     expect(scriptCalls()).toEqual([
       [`${prefix}deliveries:trigger:orders`, 4],

@@ -182,7 +182,7 @@ describe('WhatsApp verification handshake (contract §3 GET)', () => {
 describe('WhatsApp signed deliveries (contract §3 POST, §4 chat events)', () => {
   it('publishes exactly the expected events of a signed batch, in one sink write', async () => {
     // The linger runs from the first event's publish: building the other seven must fall inside
-    // it even on a busy CPU (the 5 ms default did not always: two writes).
+    // it even on a busy CPU (a 5 ms linger did not always: two writes).
     const t = await freshApp({ BATCH_LINGER_MS: '250' });
     const res = await postSigned(t, BATCH, BATCH_SIGNATURE);
     expect(res.status).toBe(200);

@@ -40,7 +40,7 @@ describe('gateway → Kafka (mock cluster): records and batching', () => {
     // Records and batching, not deadlines: on a busy 2-core machine the 500 concurrent requests
     // below keep the gateway's CPU busy for seconds, as long as the default 5 s deadline. 8 s is
     // the longest deadline the default 25 s grace allows (8 s + 12 s write timeout + 2 s).
-    // A linger of 5 ms: with none (the default with Kafka) a batch goes whenever the one before
+    // A linger of 5 ms: with none (the default) a batch goes whenever the one before
     // is acknowledged, so batch sizes follow the machine's speed and this mock's instant answers
     // (the bench measures the default at load; test/unit/batcher.test.ts its rules).
     gateway = await startKafkaGateway(mock.brokers, { PUBLISH_TIMEOUT_MS: '8000', BATCH_LINGER_MS: '5' });
