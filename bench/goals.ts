@@ -74,19 +74,19 @@ const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
  * The delivery log's cost: the gateway and its DELIVERY_LOG_MAX=0 twin driven at the same time
  * (bench/side-by-side.ts), so each round's pair shares the machine's load of that moment and
  * neither inherits a place in a sequence of cells. The median of the rounds is judged (one
- * disturbed round does not decide it), on req/s and on CPU per request: both within the goal,
- * and only when every request of every round was answered 2xx.
+ * disturbed round does not decide it) on throughput, as issue 23 asks, and only when every
+ * request of every round was answered 2xx. CPU per request is shown beside it: where a pod is
+ * bound by CPU, it is the share of its capacity the log takes.
  */
 export function deliveryLogCostLine(mode: string, result: SideBySide): string {
   const { rps, cpu, failures } = changes(result);
   const rpsCosts = rps.map((change) => -change);
   const rpsCost = median(rpsCosts);
-  const cpuCost = median(cpu);
-  const met = failures === 0 && rpsCost <= GOALS.deliveryLogCost && cpuCost <= GOALS.deliveryLogCost;
+  const met = failures === 0 && rpsCost <= GOALS.deliveryLogCost;
   return (
     `delivery log cost, ${mode}, ${result.names[1]} beside it: ${percent(rpsCost)} of req/s (median of ${rps.length} side-by-side rounds: ${rpsCosts.map(percent).join(', ')}), ` +
-    `${percent(cpuCost)} CPU per request (${cpu.map(percent).join(', ')}), ${failures} non-2xx or errors ` +
-    `(goal ≤ ${percent(GOALS.deliveryLogCost)} of each, every request answered 2xx): ${mark(met)}`
+    `${failures} non-2xx or errors (goal ≤ ${percent(GOALS.deliveryLogCost)} of throughput, every request answered 2xx): ${mark(met)}; ` +
+    `CPU per request ${signed(median(cpu))} (${cpu.map(signed).join(', ')})`
   );
 }
 
