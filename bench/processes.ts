@@ -84,6 +84,11 @@ export function sampleRss(pid: number): { stop(): number } {
 
 const CLOCK_TICKS_PER_SECOND = 100;
 
+/** CPU ms the process used per 1000 of `requests` since `beforeMs` (a cpuTimeMs reading), to a tenth. */
+export function cpuMsPer1000Since(pid: number, beforeMs: number, requests: number): number {
+  return Math.round(((cpuTimeMs(pid) - beforeMs) / Math.max(1, requests)) * 10_000) / 10;
+}
+
 /** User + system CPU time a process has used so far, in ms (from /proc/<pid>/stat). */
 export function cpuTimeMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

@@ -11,7 +11,7 @@ import { goalLines, bodySizeLines, HEADLINE, LINGER_TRADE_OFF_MS } from './goals
 import { idleConnectionRows, idleConnectionTable, type IdleRow } from './idle-connections';
 import { measureMemory, memoryTable, type MemoryRow } from './memory';
 import { nodeBinaries, type NodeBinary } from './node-binaries';
-import { cpuTimeMs, sampleRss, startServer } from './processes';
+import { cpuMsPer1000Since, cpuTimeMs, sampleRss, startServer } from './processes';
 import { BENCH_REGISTRY, SCENARIOS, type Scenario } from './scenarios';
 import { sideBySide, sideBySideTable, type SideBySide } from './side-by-side';
 import { deleteBenchKeys, requireRedis, targets, type Target } from './targets';
@@ -76,7 +76,7 @@ async function measure(node: NodeBinary, target: Target, scenario: Scenario, opt
     const rss = sampleRss(server.child.pid!);
     const cpuBefore = cpuTimeMs(server.child.pid!);
     const load = await drive(server.port, scenario, options.seconds, connections, firstId + 1_000_000);
-    const cpuMsPer1000 = Math.round(((cpuTimeMs(server.child.pid!) - cpuBefore) / Math.max(1, load.ok + load.non2xx)) * 10_000) / 10;
+    const cpuMsPer1000 = cpuMsPer1000Since(server.child.pid!, cpuBefore, load.ok + load.non2xx);
     const rssMiB = rss.stop();
     const after = await target.produceStats?.(statsPort);
     const records = after && before ? after.records - before.records : 0;

@@ -4,7 +4,7 @@
 // Used where a few percent must be told apart (the delivery log's cost, issue 23).
 import { drive } from './load';
 import type { NodeBinary } from './node-binaries';
-import { cpuTimeMs, startServer, type Server } from './processes';
+import { cpuMsPer1000Since, cpuTimeMs, startServer, type Server } from './processes';
 import type { Scenario } from './scenarios';
 import type { Target } from './targets';
 
@@ -25,8 +25,7 @@ export interface SideBySide {
 
 /**
  * `rounds` rounds of both targets at once. Each round starts both servers anew; every other
- * round starts and drives the second target first, so neither side keeps an edge in start-up
- * order or port.
+ * round starts the second target first, so neither side keeps an edge in start-up order.
  */
 export async function sideBySide(
   node: NodeBinary,
@@ -43,20 +42,12 @@ export async function sideBySide(
     const servers: Server[] = [];
     try {
       for (const side of order) servers[side] = await startServer(node.path, pair[side].script, pair[side].env());
-      const both = (seconds: number) => Promise.all(order.map((side) => drive(servers[side].port, scenario, seconds, connectionsEach, nextFirstId())));
+      const both = (seconds: number) => Promise.all(servers.map((server) => drive(server.port, scenario, seconds, connectionsEach, nextFirstId())));
       await both(1); // warm-up
       const cpuBefore = servers.map((server) => cpuTimeMs(server.child.pid!));
-      const loads = await both(options.seconds);
-      const bySide = [loads[order.indexOf(0)], loads[order.indexOf(1)]];
-      const cpu = bySide.map((load, side) => {
-        const requests = Math.max(1, load.ok + load.non2xx);
-        return Math.round(((cpuTimeMs(servers[side].child.pid!) - cpuBefore[side]) / requests) * 10_000) / 10;
-      });
-      rounds.push({
-        rps: [bySide[0].rps, bySide[1].rps],
-        cpuMsPer1000: [cpu[0], cpu[1]],
-        failures: [bySide[0].non2xx + bySide[0].errors, bySide[1].non2xx + bySide[1].errors],
-      });
+      const [a, b] = await both(options.seconds);
+      const cpu = [a, b].map((load, side) => cpuMsPer1000Since(servers[side].child.pid!, cpuBefore[side], load.ok + load.non2xx));
+      rounds.push({ rps: [a.rps, b.rps], cpuMsPer1000: [cpu[0], cpu[1]], failures: [a.non2xx + a.errors, b.non2xx + b.errors] });
     } finally {
       await Promise.all(servers.filter(Boolean).map((server) => server.stop()));
     }
