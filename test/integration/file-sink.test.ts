@@ -7,7 +7,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInThisContext } from 'node:vm';
@@ -151,4 +152,25 @@ test('event files are created readable by the gateway user only (0600), in a fol
   } finally {
     process.umask(previous);
   }
+});
+
+/** The open-file flags (fdinfo's octal `flags`) of this process's descriptors open on `path`. */
+async function openFlags(path: string): Promise<number[]> {
+  const flags: number[] = [];
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => undefined);
+    if (target !== path) continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8');
+    flags.push(parseInt(/^flags:\s+([0-7]+)/m.exec(info)![1], 8));
+  }
+  return flags;
+}
+
+test('appends are synchronized writes (O_DSYNC): an append is on disk when it returns, as with write then fdatasync', async () => {
+  const file = join(dir, 'events', 'synced.ndjson');
+  await sink.write([record('synced', 1)]);
+  const flags = await openFlags(file);
+  expect(flags).toHaveLength(1);
+  expect(flags[0] & constants.O_DSYNC).toBe(constants.O_DSYNC);
+  expect(flags[0] & constants.O_APPEND).toBe(constants.O_APPEND);
 });
