@@ -7,7 +7,7 @@ import { adminRoutes } from './routes/admin';
 import { healthRoutes, livenessRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
 import { channelRoutes } from './routes/channels';
-import { webhookRoutes } from './routes/webhooks';
+import { webhookRoute, type DirectRoute } from './routes/webhooks';
 import { openapiRoutes } from './routes/openapi';
 import { passThroughTracing } from './tracing/tracing';
 
@@ -16,9 +16,10 @@ import { passThroughTracing } from './tracing/tracing';
  * only: no I/O happens here.
  */
 export function createApp(deps: AppDeps): express.Express {
-  const app = baseApp(deps, machineHeaders());
+  const webhooks = webhookRoute(deps);
+  const app = baseApp(deps, machineHeaders(), webhooks.direct);
   // The busiest route first, on the app's own router: no nested router to walk per request.
-  webhookRoutes(deps, app);
+  webhooks.mount(app);
   app.use(livenessRoutes());
   app.use(channelRoutes(deps));
   return finish(app, deps);
@@ -38,7 +39,8 @@ export function createAdminApp(deps: AppDeps): express.Express {
   return finish(app, deps);
 }
 
-function baseApp(deps: AppDeps, headers: Header[]): express.Express {
+/** `direct`: a route the first middleware may answer before express's router walks its layers. */
+function baseApp(deps: AppDeps, headers: Header[], direct?: DirectRoute): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -46,8 +48,12 @@ function baseApp(deps: AppDeps, headers: Header[]): express.Express {
   // req.ip: the socket's address, or X-Forwarded-For as far as TRUST_PROXY trusts it.
   app.set('trust proxy', deps.config.TRUST_PROXY ?? false);
   readClientIpOnce(app, deps.config.TRUST_PROXY);
-  // One layer: the tracing middleware runs as the request context's `next`.
-  app.use(requestContext(deps, headers, (deps.tracing ?? passThroughTracing).requests));
+  // One layer: the tracing middleware runs as the request context's `next`, and the direct route as the tracing's.
+  const tracing = (deps.tracing ?? passThroughTracing).requests;
+  const then: express.RequestHandler = direct
+    ? (req, res, next) => tracing(req, res, (error?: unknown) => (error === undefined && direct(req, res, next) ? undefined : next(error)))
+    : tracing;
+  app.use(requestContext(deps, headers, then));
   return app;
 }
 

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { NextFunction, Router, Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { Config } from '../config/schema';
 import { contextOf } from '../http/context';
@@ -17,10 +17,45 @@ import { lookup } from './lookup';
 import { answerGet, providerRequest, sendReply } from './provider-replies';
 import { streamsFiles, uploadRequest } from './upload-request';
 
-/** POST /api/webhooks/trigger/{path} (contract §2, §10), on `router` (an app's own, or a new one). */
-export function webhookRoutes(deps: AppDeps, router: Pick<Router, 'route'> = Router()): Router {
-  // One route layer for every method (an app's `all` would add one per method, walked in turn).
-  router.route('/api/webhooks/trigger/:path').all(async (req, res) => {
+const WEBHOOK_ROUTE = '/api/webhooks/trigger/:path';
+/** A webhook URL whose path PATH_PATTERN allows as it stands (nothing for express to decode), and perhaps a query. */
+const PLAIN_WEBHOOK_URL = new RegExp(`^/api/webhooks/trigger/(${PATH_PATTERN.source.slice(1, -1)})(?:\\?|$)`);
+
+/** Answers the request and returns true, or returns false to leave it to express's router. */
+export type DirectRoute = (req: Request, res: Response, next: NextFunction) => boolean;
+
+/**
+ * POST /api/webhooks/trigger/{path} (contract §2, §10). `mount` adds it to a router (an app's
+ * own, or a new one). `direct` reaches it without express's router: a POST to a plainly
+ * spelled webhook URL goes straight to the route's handler, with the params and route the
+ * router would give it (its walk through the app's layers, each matched, its params decoded
+ * and merged, costs about 10 KB of garbage per request). Anything else (another method, a
+ * trailing slash, other letter case, an escape) takes the router, which matches it as before.
+ * A rejected handler goes to `next`, as the router sends it.
+ */
+export function webhookRoute(deps: AppDeps): { mount<R extends Pick<Router, 'route'>>(router: R): R; direct: DirectRoute } {
+  const handler = webhookHandler(deps);
+  let route: { path: string } | undefined;
+  return {
+    mount(router) {
+      // One route layer for every method (an app's `all` would add one per method, walked in turn).
+      route = router.route(WEBHOOK_ROUTE).all(handler);
+      return router;
+    },
+    direct(req, res, next) {
+      if (!route || req.method !== 'POST') return false;
+      const match = PLAIN_WEBHOOK_URL.exec(req.url);
+      if (!match) return false;
+      req.params = { path: match[1] };
+      req.route = route;
+      handler(req, res).catch((error: unknown) => next(error ?? new Error('Rejected promise')));
+      return true;
+    },
+  };
+}
+
+function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise<void> {
+  return async (req, res) => {
     contextOf(res).route = 'webhook';
     if (req.method === 'GET') return answerGet(deps, req, res);
     if (req.method !== 'POST') {
@@ -63,8 +98,7 @@ export function webhookRoutes(deps: AppDeps, router: Pick<Router, 'route'> = Rou
     }
     if ('ignored' in ack) throw new Error('only a provider gate filters deliveries');
     sendAck(res, ack);
-  });
-  return router as Router;
+  };
 }
 
 function sendAck(res: Response, ack: WebhookAck): void {

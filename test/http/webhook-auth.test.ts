@@ -40,6 +40,19 @@ describe('webhook routing: 404 and 405 (contract §2.1, §2.2)', () => {
     expect(missing.body).toEqual(existing.body);
   });
 
+  it('reaches a trigger by every spelling express matches: a query, a trailing slash, other letter case, an escape', async () => {
+    // The plain spelling is answered without walking express's router (routes/webhooks.ts), the others through it.
+    const urls = [hookUrl('live'), `${hookUrl('live')}?source=ci`, `${hookUrl('live')}/`, '/API/Webhooks/Trigger/live', hookUrl('l%69ve')];
+    for (const url of urls) {
+      const before = t.sink.records.length;
+      const res = await request(t.app).post(url).send({ url });
+      expect({ url, status: res.status, eventId: res.headers['x-event-id'] }).toEqual({ url, status: 200, eventId: expect.any(String) });
+      expect(t.sink.records).toHaveLength(before + 1);
+      expect(JSON.parse(t.sink.records[before].value).data).toMatchObject({ triggerPath: 'live', input: { url } });
+    }
+    expectError(await request(t.app).post('/API/Webhooks/Trigger/nope').send({}), 'NOT_FOUND');
+  });
+
   it('answers 405 for GET on an undeployed trigger as well', async () => {
     const res = await request(t.app).get(hookUrl('parked'));
     expectError(res, 'METHOD_NOT_ALLOWED');
