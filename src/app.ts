@@ -65,18 +65,21 @@ function socketAddress(this: express.Request): string | undefined {
 
 /**
  * express's `req.ip` parses X-Forwarded-For (proxy-addr) on every read, and a request reads it
- * twice (its rate-limit share, its delivery log entry): it is worked out once per request.
- * Trusting no proxy, it is the socket's address, which is all proxy-addr would work out.
+ * twice (its rate-limit share, its delivery log entry): behind a trusted proxy it is worked out
+ * once per request. Trusting no proxy, it is the socket's address (which the socket keeps),
+ * all proxy-addr would work out: read as it is, without a property added to each request.
  */
 function readClientIpOnce(app: express.Express, trust: boolean | number | string | undefined): void {
   const proxied = Object.getOwnPropertyDescriptor(express.request, 'ip')!.get!;
-  const ip = trust === undefined || trust === false || trust === 0 ? socketAddress : proxied;
+  const direct = trust === undefined || trust === false || trust === 0;
   Object.defineProperty(app.request, 'ip', {
     configurable: true,
     enumerable: true,
-    get(this: express.Request & { [CLIENT_IP]?: string }) {
-      return (this[CLIENT_IP] ??= ip.call(this));
-    },
+    get: direct
+      ? socketAddress
+      : function (this: express.Request & { [CLIENT_IP]?: string }) {
+          return (this[CLIENT_IP] ??= proxied.call(this));
+        },
   });
 }
 
