@@ -71,11 +71,11 @@ function socketAddress(this: express.Request): string | undefined {
  */
 function readClientIpOnce(app: express.Express, trust: boolean | number | string | undefined): void {
   const proxied = Object.getOwnPropertyDescriptor(express.request, 'ip')!.get!;
-  const direct = trust === undefined || trust === false || trust === 0;
+  const noProxy = trust === undefined || trust === false || trust === 0;
   Object.defineProperty(app.request, 'ip', {
     configurable: true,
     enumerable: true,
-    get: direct
+    get: noProxy
       ? socketAddress
       : function (this: express.Request & { [CLIENT_IP]?: string }) {
           return (this[CLIENT_IP] ??= proxied.call(this));

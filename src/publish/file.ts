@@ -37,10 +37,10 @@ export interface FileSinkSettings {
 /**
  * Embedded-mode sink: appends one JSON line per record to `<dir>/<topic>.ndjson` and
  * acknowledges a batch only once it is synced (O_DSYNC writes, or fdatasync), so an
- * acknowledged record survives a crash. A
- * short write is continued until every byte is written; a failed append (a full disk) is cut
- * off again before anything else is appended, so no torn line ever sits in the middle of a
- * file, and none is acknowledged. Files are created 0600.
+ * acknowledged record survives a crash. A short write is continued until every byte is
+ * written; a failed append (a full disk) is cut off again before anything else is appended,
+ * so no torn line ever sits in the middle of a file, and none is acknowledged. Files are
+ * created 0600.
  */
 export class FileSink implements Sink {
   readonly name = 'file';
