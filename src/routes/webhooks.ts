@@ -28,10 +28,11 @@ export type DirectRoute = (req: Request, res: Response, next: NextFunction) => b
  * POST /api/webhooks/trigger/{path} (contract §2, §10). `mount` adds it to a router (an app's
  * own, or a new one). `direct` reaches it without express's router: a POST to a plainly
  * spelled webhook URL goes straight to the route's handler, with the params and route the
- * router would give it (its walk through the app's layers, each matched, its params decoded
- * and merged, costs about 10 KB of garbage per request). Anything else (another method, a
- * trailing slash, other letter case, an escape) takes the router, which matches it as before.
- * A rejected handler goes to `next`, as the router sends it.
+ * router would give it, instead of the router going on from the first middleware to match the
+ * route's layer, decode and merge its params and dispatch through the route's own stack
+ * (about 3 % of a Node 20 request's CPU). Anything else (another method, a trailing slash,
+ * other letter case, an escape) takes the router, which matches it as before. A rejected
+ * handler goes to `next`, as the router sends it.
  */
 export function webhookRoute(deps: AppDeps): { mount<R extends Pick<Router, 'route'>>(router: R): R; direct: DirectRoute } {
   const handler = webhookHandler(deps);
