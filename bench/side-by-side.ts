@@ -8,12 +8,15 @@ import { cpuMsPer1000Since, cpuTimeMs, startServer, type Server } from './proces
 import type { Scenario } from './scenarios';
 import type { Target } from './targets';
 
-export interface SideBySideRound {
-  /** req/s, CPU ms per 1000 requests, and answers other than 2xx plus connection errors: the first target's, then the second's. */
-  rps: [number, number];
-  cpuMsPer1000: [number, number];
-  failures: [number, number];
+/** One target's share of a round: req/s, CPU ms per 1000 requests, answers other than 2xx plus connection errors. */
+export interface Side {
+  rps: number;
+  cpuMsPer1000: number;
+  failures: number;
 }
+
+/** The first target's side, then the second's. */
+export type SideBySideRound = [Side, Side];
 
 export interface SideBySide {
   node: string;
@@ -45,27 +48,18 @@ export async function sideBySide(
       const both = (seconds: number) => Promise.all(servers.map((server) => drive(server.port, scenario, seconds, connectionsEach, nextFirstId())));
       await both(1); // warm-up
       const cpuBefore = servers.map((server) => cpuTimeMs(server.child.pid!));
-      const [a, b] = await both(options.seconds);
-      const cpu = [a, b].map((load, side) => cpuMsPer1000Since(servers[side].child.pid!, cpuBefore[side], load.ok + load.non2xx));
-      rounds.push({ rps: [a.rps, b.rps], cpuMsPer1000: [cpu[0], cpu[1]], failures: [a.non2xx + a.errors, b.non2xx + b.errors] });
+      const loads = await both(options.seconds);
+      const [a, b] = loads.map((load, side) => ({
+        rps: load.rps,
+        cpuMsPer1000: cpuMsPer1000Since(servers[side].child.pid!, cpuBefore[side], load.ok + load.non2xx),
+        failures: load.non2xx + load.errors,
+      }));
+      rounds.push([a, b]);
     } finally {
       await Promise.all(servers.filter(Boolean).map((server) => server.stop()));
     }
   }
   return { node: node.label, scenario: scenario.name, names: [pair[0].name, pair[1].name], connectionsEach, rounds };
-}
-
-/**
- * Each round's change of the first target against the second (a ÷ b − 1), in req/s and in CPU
- * per request, and how many answers either side did not serve (a side answering errors fast is
- * no measure of its cost).
- */
-export function changes(result: SideBySide): { rps: number[]; cpu: number[]; failures: number } {
-  return {
-    rps: result.rounds.map(({ rps: [a, b] }) => (b > 0 ? a / b - 1 : -Infinity)),
-    cpu: result.rounds.map(({ cpuMsPer1000: [a, b] }) => (b > 0 ? a / b - 1 : Infinity)),
-    failures: result.rounds.reduce((sum, { failures: [a, b] }) => sum + a + b, 0),
-  };
 }
 
 export function sideBySideTable(results: SideBySide[]): string {
@@ -74,10 +68,10 @@ export function sideBySideTable(results: SideBySide[]): string {
     '|---|---|---|---|---:|---:|---|---|---|',
   ];
   for (const result of results) {
-    result.rounds.forEach((round, i) =>
+    result.rounds.forEach(([a, b], i) =>
       lines.push(
         `| ${result.scenario} | ${result.node} | ${result.names[0]} | ${result.names[1]} | ${result.connectionsEach} | ${i + 1} | ` +
-          `${round.rps[0]} / ${round.rps[1]} | ${round.cpuMsPer1000[0]} / ${round.cpuMsPer1000[1]} | ${round.failures[0]} / ${round.failures[1]} |`,
+          `${a.rps} / ${b.rps} | ${a.cpuMsPer1000} / ${b.cpuMsPer1000} | ${a.failures} / ${b.failures} |`,
       ),
     );
   }
