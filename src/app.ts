@@ -1,5 +1,6 @@
 import express from 'express';
 import type { AppDeps } from './app-deps';
+import { enterDirectly } from './http/app-entry';
 import { errorHandler, notFound } from './http/error-handler';
 import { requestContext } from './http/request-context';
 import { machineHeaders, securityHeaders, type Header } from './http/security-headers';
@@ -7,7 +8,7 @@ import { adminRoutes } from './routes/admin';
 import { healthRoutes, livenessRoutes } from './routes/health';
 import { metricsRoutes } from './routes/metrics';
 import { channelRoutes } from './routes/channels';
-import { webhookRoute, type DirectRoute } from './routes/webhooks';
+import { webhookRoute } from './routes/webhooks';
 import { openapiRoutes } from './routes/openapi';
 import { passThroughTracing } from './tracing/tracing';
 
@@ -17,12 +18,19 @@ import { passThroughTracing } from './tracing/tracing';
  */
 export function createApp(deps: AppDeps): express.Express {
   const webhooks = webhookRoute(deps);
-  const app = baseApp(deps, machineHeaders(), webhooks.direct);
+  const app = baseApp(deps, machineHeaders());
   // The busiest route first, on the app's own router: no nested router to walk per request.
   webhooks.mount(app);
   app.use(livenessRoutes());
   app.use(channelRoutes(deps));
-  return finish(app, deps);
+  const onError = finish(app, deps);
+  // A plainly spelled webhook POST skips express's router: the same context, tracing and route.
+  const tracing = tracingOf(deps);
+  const context = requestContext(deps, machineHeaders(), (req, res, next) =>
+    tracing(req, res, (error?: unknown) => (error === undefined ? webhooks.serve(req, res, next) : next(error))),
+  );
+  enterDirectly(app, { takes: webhooks.takes, handle: context }, onError);
+  return app;
 }
 
 /**
@@ -36,11 +44,11 @@ export function createAdminApp(deps: AppDeps): express.Express {
   app.use(metricsRoutes(deps));
   app.use(adminRoutes(deps));
   app.use(openapiRoutes(deps));
-  return finish(app, deps);
+  finish(app, deps);
+  return app;
 }
 
-/** `direct`: a route the first middleware may answer before express's router walks its layers. */
-function baseApp(deps: AppDeps, headers: Header[], direct?: DirectRoute): express.Express {
+function baseApp(deps: AppDeps, headers: Header[]): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -48,14 +56,12 @@ function baseApp(deps: AppDeps, headers: Header[], direct?: DirectRoute): expres
   // req.ip: the socket's address, or X-Forwarded-For as far as TRUST_PROXY trusts it.
   app.set('trust proxy', deps.config.TRUST_PROXY ?? false);
   readClientIpOnce(app, deps.config.TRUST_PROXY);
-  // One layer: the tracing middleware runs as the request context's `next`, and the direct route as the tracing's.
-  const tracing = (deps.tracing ?? passThroughTracing).requests;
-  const then: express.RequestHandler = direct
-    ? (req, res, next) => tracing(req, res, (error?: unknown) => (error === undefined && direct(req, res, next) ? undefined : next(error)))
-    : tracing;
-  app.use(requestContext(deps, headers, then));
+  // One layer: the tracing middleware runs as the request context's `next`.
+  app.use(requestContext(deps, headers, tracingOf(deps)));
   return app;
 }
+
+const tracingOf = (deps: AppDeps): express.RequestHandler => (deps.tracing ?? passThroughTracing).requests;
 
 const CLIENT_IP = Symbol('clientIp');
 
@@ -83,8 +89,10 @@ function readClientIpOnce(app: express.Express, trust: boolean | number | string
   });
 }
 
-function finish(app: express.Express, deps: AppDeps): express.Express {
+/** The 404 and the error handler that end the app's stack; returns the error handler. */
+function finish(app: express.Express, deps: AppDeps): express.ErrorRequestHandler {
+  const onError = errorHandler(deps.logger);
   app.use(notFound);
-  app.use(errorHandler(deps.logger));
-  return app;
+  app.use(onError);
+  return onError;
 }

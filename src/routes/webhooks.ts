@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Router, Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { Config } from '../config/schema';
@@ -21,20 +22,19 @@ const WEBHOOK_ROUTE = '/api/webhooks/trigger/:path';
 /** A webhook URL whose path PATH_PATTERN allows as it stands (nothing for express to decode), and perhaps a query. */
 const PLAIN_WEBHOOK_URL = new RegExp(`^/api/webhooks/trigger/(${PATH_PATTERN.source.slice(1, -1)})(?:\\?|$)`);
 
-/** Answers the request and returns true, or returns false to leave it to express's router. */
-export type DirectRoute = (req: Request, res: Response, next: NextFunction) => boolean;
-
 /**
  * POST /api/webhooks/trigger/{path} (contract §2, §10). `mount` adds it to a router (an app's
- * own, or a new one). `direct` reaches it without express's router: a POST to a plainly
- * spelled webhook URL goes straight to the route's handler, with the params and route the
- * router would give it, instead of the router going on from the first middleware to match the
- * route's layer, decode and merge its params and dispatch through the route's own stack
- * (about 3 % of a Node 20 request's CPU). Anything else (another method, a trailing slash,
- * other letter case, an escape) takes the router, which matches it as before. A rejected
- * handler goes to `next`, as the router sends it.
+ * own, or a new one). `takes` and `serve` reach it from the app's entry (src/http/app-entry.ts)
+ * without express's router: a POST to a plainly spelled webhook URL goes straight to the
+ * route's handler, with the params and route the router would give it. Anything else (another
+ * method, a trailing slash, other letter case, an escape) takes the router, which matches it
+ * as before. A rejected handler goes to `next`, as the router sends it.
  */
-export function webhookRoute(deps: AppDeps): { mount<R extends Pick<Router, 'route'>>(router: R): R; direct: DirectRoute } {
+export function webhookRoute(deps: AppDeps): {
+  mount<R extends Pick<Router, 'route'>>(router: R): R;
+  takes(req: IncomingMessage): boolean;
+  serve(req: Request, res: Response, next: NextFunction): void;
+} {
   const handler = webhookHandler(deps);
   let route: { path: string } | undefined;
   return {
@@ -43,14 +43,11 @@ export function webhookRoute(deps: AppDeps): { mount<R extends Pick<Router, 'rou
       route = router.route(WEBHOOK_ROUTE).all(handler);
       return router;
     },
-    direct(req, res, next) {
-      if (!route || req.method !== 'POST') return false;
-      const match = PLAIN_WEBHOOK_URL.exec(req.url);
-      if (!match) return false;
-      req.params = { path: match[1] };
+    takes: (req) => route !== undefined && req.method === 'POST' && PLAIN_WEBHOOK_URL.test(req.url ?? ''),
+    serve(req, res, next) {
+      req.params = { path: PLAIN_WEBHOOK_URL.exec(req.url)![1] };
       req.route = route;
       handler(req, res).catch((error: unknown) => next(error ?? new Error('Rejected promise')));
-      return true;
     },
   };
 }

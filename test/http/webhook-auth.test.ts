@@ -41,16 +41,24 @@ describe('webhook routing: 404 and 405 (contract §2.1, §2.2)', () => {
   });
 
   it('reaches a trigger by every spelling express matches: a query, a trailing slash, other letter case, an escape', async () => {
-    // The plain spelling is answered without walking express's router (routes/webhooks.ts), the others through it.
+    // The plain spelling (with or without a query) is taken at the app's entry (src/http/app-entry.ts), the others by the router.
+    const routed = jest.spyOn((t.app as unknown as { router: { handle: () => void } }).router, 'handle');
     const urls = [hookUrl('live'), `${hookUrl('live')}?source=ci`, `${hookUrl('live')}/`, '/API/Webhooks/Trigger/live', hookUrl('l%69ve')];
-    for (const url of urls) {
+    for (const [i, url] of urls.entries()) {
       const before = t.sink.records.length;
+      routed.mockClear();
       const res = await request(t.app).post(url).send({ url });
-      expect({ url, status: res.status, eventId: res.headers['x-event-id'] }).toEqual({ url, status: 200, eventId: expect.any(String) });
+      expect({ url, status: res.status, eventId: res.headers['x-event-id'], router: routed.mock.calls.length }).toEqual({
+        url,
+        status: 200,
+        eventId: expect.any(String),
+        router: i < 2 ? 0 : 1,
+      });
       expect(t.sink.records).toHaveLength(before + 1);
       expect(JSON.parse(t.sink.records[before].value).data).toMatchObject({ triggerPath: 'live', input: { url } });
     }
     expectError(await request(t.app).post('/API/Webhooks/Trigger/nope').send({}), 'NOT_FOUND');
+    routed.mockRestore();
   });
 
   it('answers 405 for GET on an undeployed trigger as well', async () => {
