@@ -18,7 +18,8 @@ import { passThroughTracing } from './tracing/tracing';
  */
 export function createApp(deps: AppDeps): express.Express {
   const webhooks = webhookRoute(deps);
-  const app = baseApp(deps, machineHeaders());
+  const headers = machineHeaders();
+  const app = baseApp(deps, headers);
   // The busiest route first, on the app's own router: no nested router to walk per request.
   webhooks.mount(app);
   app.use(livenessRoutes());
@@ -26,7 +27,7 @@ export function createApp(deps: AppDeps): express.Express {
   const onError = finish(app, deps);
   // A plainly spelled webhook POST skips express's router: the same context, tracing and route.
   const tracing = tracingOf(deps);
-  const context = requestContext(deps, machineHeaders(), (req, res, next) =>
+  const context = requestContext(deps, headers, (req, res, next) =>
     tracing(req, res, (error?: unknown) => (error === undefined ? webhooks.serve(req, res, next) : next(error))),
   );
   enterDirectly(app, { takes: webhooks.takes, handle: context }, onError);
