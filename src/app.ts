@@ -18,19 +18,14 @@ import { passThroughTracing } from './tracing/tracing';
  */
 export function createApp(deps: AppDeps): express.Express {
   const webhooks = webhookRoute(deps);
-  const headers = machineHeaders();
-  const app = baseApp(deps, headers);
+  const { app, context } = baseApp(deps, machineHeaders());
   // The busiest route first, on the app's own router: no nested router to walk per request.
   webhooks.mount(app);
   app.use(livenessRoutes());
   app.use(channelRoutes(deps));
   const onError = finish(app, deps);
-  // A plainly spelled webhook POST skips express's router: the same context, tracing and route.
-  const tracing = tracingOf(deps);
-  const context = requestContext(deps, headers, (req, res, next) =>
-    tracing(req, res, (error?: unknown) => (error === undefined ? webhooks.serve(req, res, next) : next(error))),
-  );
-  enterDirectly(app, { takes: webhooks.takes, handle: context }, onError);
+  // A plainly spelled webhook POST skips express's router: the same first layer, then the route.
+  enterDirectly(app, { first: context, route: webhooks, onError });
   return app;
 }
 
@@ -40,7 +35,7 @@ export function createApp(deps: AppDeps): express.Express {
  * inside the cluster.
  */
 export function createAdminApp(deps: AppDeps): express.Express {
-  const app = baseApp(deps, securityHeaders());
+  const { app } = baseApp(deps, securityHeaders());
   app.use(healthRoutes(deps));
   app.use(metricsRoutes(deps));
   app.use(adminRoutes(deps));
@@ -49,7 +44,8 @@ export function createAdminApp(deps: AppDeps): express.Express {
   return app;
 }
 
-function baseApp(deps: AppDeps, headers: Header[]): express.Express {
+/** An app with the request context as its one first layer (returned too, for the app's entry). */
+function baseApp(deps: AppDeps, headers: Header[]): { app: express.Express; context: express.RequestHandler } {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -58,11 +54,10 @@ function baseApp(deps: AppDeps, headers: Header[]): express.Express {
   app.set('trust proxy', deps.config.TRUST_PROXY ?? false);
   readClientIpOnce(app, deps.config.TRUST_PROXY);
   // One layer: the tracing middleware runs as the request context's `next`.
-  app.use(requestContext(deps, headers, tracingOf(deps)));
-  return app;
+  const context = requestContext(deps, headers, (deps.tracing ?? passThroughTracing).requests);
+  app.use(context);
+  return { app, context };
 }
-
-const tracingOf = (deps: AppDeps): express.RequestHandler => (deps.tracing ?? passThroughTracing).requests;
 
 const CLIENT_IP = Symbol('clientIp');
 

@@ -19,8 +19,9 @@ import { answerGet, providerRequest, sendReply } from './provider-replies';
 import { streamsFiles, uploadRequest } from './upload-request';
 
 const WEBHOOK_ROUTE = '/api/webhooks/trigger/:path';
+const WEBHOOK_PREFIX = '/api/webhooks/trigger/';
 /** A webhook URL whose path PATH_PATTERN allows as it stands (nothing for express to decode), and perhaps a query. */
-const PLAIN_WEBHOOK_URL = new RegExp(`^/api/webhooks/trigger/(${PATH_PATTERN.source.slice(1, -1)})(?:\\?|$)`);
+const PLAIN_WEBHOOK_URL = new RegExp(`^${WEBHOOK_PREFIX}${PATH_PATTERN.source.slice(1, -1)}(?:\\?|$)`);
 
 /**
  * POST /api/webhooks/trigger/{path} (contract §2, §10). `mount` adds it to a router (an app's
@@ -45,7 +46,9 @@ export function webhookRoute(deps: AppDeps): {
     },
     takes: (req) => route !== undefined && req.method === 'POST' && PLAIN_WEBHOOK_URL.test(req.url ?? ''),
     serve(req, res, next) {
-      req.params = { path: PLAIN_WEBHOOK_URL.exec(req.url)![1] };
+      // `takes` matched the URL: the path runs from the prefix to the query, if any.
+      const query = req.url.indexOf('?', WEBHOOK_PREFIX.length);
+      req.params = { path: req.url.slice(WEBHOOK_PREFIX.length, query < 0 ? undefined : query) };
       req.route = route;
       handler(req, res).catch((error: unknown) => next(error ?? new Error('Rejected promise')));
     },

@@ -4,17 +4,25 @@ import request from 'supertest';
 import { enterDirectly } from '../../src/http/app-entry';
 import { Refusal } from '../../src/outcomes/refusal';
 
-/** An app whose router records every request it walks, with `/direct/*` taken at the entry by `handle`. */
-function appWith(handle: RequestHandler, onError: ErrorRequestHandler = (error, _req, res, _next) => res.status(599).json({ error: String(error) })) {
+/**
+ * An app whose router records every request it walks, with `/direct/*` taken at the entry: the
+ * app's first layer (recorded too), then `serve`.
+ */
+function appWith(serve: RequestHandler, onError: ErrorRequestHandler = (error, _req, res, _next) => res.status(599).json({ error: String(error) })) {
   const app = express();
   const walked: string[] = [];
+  const first: RequestHandler = (req, _res, next) => {
+    walked.push(`first ${req.url}`);
+    next();
+  };
+  app.use(first);
   app.use((req, _res, next) => {
-    walked.push(req.url);
+    walked.push(`router ${req.url}`);
     next();
   });
   app.post('/routed', (_req, res) => void res.status(202).json({ via: 'router' }));
   app.use(onError);
-  enterDirectly(app, { takes: (req) => req.url!.startsWith('/direct/'), handle }, onError);
+  enterDirectly(app, { first, route: { takes: (req) => req.url!.startsWith('/direct/'), serve }, onError });
   return { app, walked };
 }
 
@@ -26,7 +34,7 @@ describe('a route taken at the app entry (src/http/app-entry.ts)', () => {
     const res = await request(app).post('/direct/one?a=1').set('X-Probe', 'yes').send({});
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ header: 'yes', originalUrl: '/direct/one?a=1', baseUrl: '', same: true });
-    expect(walked).toEqual([]);
+    expect(walked).toEqual(['first /direct/one?a=1']);
   });
 
   it('leaves every other request to express, unchanged', async () => {
@@ -36,7 +44,7 @@ describe('a route taken at the app entry (src/http/app-entry.ts)', () => {
     const res = await request(app).post('/routed').send({});
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ via: 'router' });
-    expect(walked).toEqual(['/routed']);
+    expect(walked).toEqual(['first /routed', 'router /routed']);
   });
 
   it("sends the route's errors to the error handler: passed to next, thrown, or a next() that no route answered", async () => {
@@ -73,7 +81,7 @@ describe('a route taken at the app entry (src/http/app-entry.ts)', () => {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
       }
-      expect(emitWarning).toHaveBeenCalledWith('error handler failed', expect.objectContaining({ type: 'ErrorHandlerError' }));
+      expect(emitWarning).toHaveBeenCalledWith(expect.objectContaining({ message: 'error handler failed' }), 'ErrorHandlerError');
     } finally {
       emitWarning.mockRestore();
     }
