@@ -127,16 +127,17 @@ export class MicroBatcher {
 
   /**
    * A batch lingers from its oldest record's arrival, not from the end of the previous write:
-   * records that queued up while a write was under way have been waiting already. Unless it is
-   * full, it goes no sooner than the end of this turn of the event loop, so the records of
+   * records that queued up while a write was under way have been waiting already, and go as
+   * soon as it ends (`writeEnded`) once their linger is over. Otherwise, unless it is full, a
+   * batch goes no sooner than the end of this turn of the event loop, so the records of
    * requests that resumed together (one Redis reply answers many) travel together.
    */
-  private schedule(): void {
+  private schedule(writeEnded = false): void {
     if (this.writing || this.queuedRecords === 0) return; // the running write drains again when it ends
     this.skipDropped();
     const full = this.queuedRecords >= this.options.maxRecords || this.queuedBytes >= this.options.maxBytes;
     const left = this.options.lingerMs - (performance.now() - this.queue[this.head].at);
-    if (full) {
+    if (full || (writeEnded && left <= 0)) {
       this.drain();
     } else if (left <= 0) {
       this.soon ??= setImmediate(() => this.drain());
@@ -151,14 +152,23 @@ export class MicroBatcher {
     this.timer = undefined;
     this.soon = undefined;
     if (this.writing || this.queuedRecords === 0) return;
-    this.writing = this.writeNext().finally(() => {
-      this.writing = undefined;
-      this.schedule();
-    });
+    const writing: Promise<void> = this.writeNext(() => this.writeEnded(writing)).finally(() => this.writeEnded(writing));
+    this.writing = writing;
   }
 
-  /** The next batch, taken once the sink can send it (or failed unsent if it cannot). */
-  private async writeNext(): Promise<void> {
+  /**
+   * The sink answered `write`: the next batch may go, before this one's callers resume (their
+   * answers are written in the meantime, so the next write overlaps them instead of waiting
+   * for the turn's end). A no-op once the next write has started.
+   */
+  private writeEnded(write: Promise<void>): void {
+    if (this.writing !== write) return;
+    this.writing = undefined;
+    this.schedule(true);
+  }
+
+  /** The next batch, taken once the sink can send it (or failed unsent if it cannot); `answered` once the sink answered it. */
+  private async writeNext(answered: () => void): Promise<void> {
     if (this.sink.ready) {
       try {
         await this.sink.ready();
@@ -169,7 +179,7 @@ export class MicroBatcher {
       }
     }
     const batch = this.takeBatch();
-    if (batch.length > 0) await this.write(batch);
+    if (batch.length > 0) await this.write(batch, answered);
   }
 
   private takeBatch(): Pending[] {
@@ -206,16 +216,17 @@ export class MicroBatcher {
     }
   }
 
-  private async write(batch: Pending[]): Promise<void> {
+  private async write(batch: Pending[], answered: () => void): Promise<void> {
     const started = performance.now();
     const bytes = batch.reduce((sum, p) => sum + p.bytes, 0);
     try {
       for (const p of batch) p.call.inWrite++;
-      const answered = this.sink.write(batch.map((p) => p.record)).finally(() => {
+      const written = this.sink.write(batch.map((p) => p.record)).finally(() => {
         for (const p of batch) p.call.inWrite--;
       });
-      await this.withWriteTimeout(answered);
+      await this.withWriteTimeout(written);
       this.observer?.batchWritten(batch.length, bytes, performance.now() - started, true);
+      answered();
       for (const p of batch) this.acknowledge(p.call);
     } catch (error) {
       this.observer?.batchWritten(batch.length, bytes, performance.now() - started, false);
@@ -231,6 +242,7 @@ export class MicroBatcher {
         // is a bug, and reaches the callers as it is (a 500, never "retry later").
         for (const p of batch) this.fail(p.call, error instanceof Error ? error : new Error(String(error)));
       }
+      answered(); // after the failed calls' queued records were dropped: none of them goes
     }
   }
 

@@ -125,6 +125,22 @@ describe('MicroBatcher', () => {
     expect(sink.maxInFlight).toBe(1);
   });
 
+  it('hands the next batch to the sink as soon as a write is answered, before that write\'s callers resume', async () => {
+    const sink = new FakeSink('manual');
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
+    const first = batcher.publish([rec('a')], 1000);
+    await tick();
+    const second = batcher.publish([rec('b')], 1000);
+    await tick();
+    const batchesWhenFirstResumed = first.then(() => sink.batches.map(ids));
+    sink.ack();
+    // Not at the end of the turn: the next write runs while the first one's callers answer.
+    expect(await batchesWhenFirstResumed).toEqual([['a'], ['b']]);
+    sink.ack();
+    await second;
+    expect(sink.maxInFlight).toBe(1);
+  });
+
   it('cuts batches at maxRecords and at maxBytes', async () => {
     // A linger far longer than the test: only the bounds cut batches, however slow the machine
     // (with 1 ms, a busy CPU let the linger end between two synchronous calls); flush sends the rest.
