@@ -152,8 +152,12 @@ export class MicroBatcher {
     this.timer = undefined;
     this.soon = undefined;
     if (this.writing || this.queuedRecords === 0) return;
-    const writing: Promise<void> = this.writeNext(() => this.writeEnded(writing)).finally(() => this.writeEnded(writing));
-    this.writing = writing;
+    // `ended` may run before writeNext returns (a sink that throws at once): a no-op then, and
+    // the write's own end releases the batcher.
+    const write: { done?: Promise<void> } = {};
+    const ended = () => write.done && this.writeEnded(write.done);
+    write.done = this.writeNext(ended).finally(ended);
+    this.writing = write.done;
   }
 
   /**

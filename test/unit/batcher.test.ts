@@ -258,6 +258,28 @@ describe('MicroBatcher', () => {
     expect(sink.batches.map(ids)).toEqual([['c']]);
   });
 
+  it('a sink whose write throws at once (not a rejected promise) fails that batch, and the same batcher goes on', async () => {
+    const bug = new TypeError('thrown before any promise');
+    let throwing = true;
+    const written: OutRecord[][] = [];
+    const sink: Sink = {
+      name: 'throws-at-once',
+      start: async () => undefined,
+      ping: async () => undefined,
+      close: async () => undefined,
+      write: (records) => {
+        if (throwing) throw bug;
+        written.push(records);
+        return Promise.resolve();
+      },
+    };
+    const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
+    await expect(batcher.publish([rec('a')], 1000)).rejects.toBe(bug);
+    throwing = false;
+    await batcher.publish([rec('b')], 1000);
+    expect(written.map(ids)).toEqual([['b']]);
+  });
+
   it('goes on after a failed batch', async () => {
     const sink = new FakeSink('manual');
     const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
