@@ -128,16 +128,16 @@ export class MicroBatcher {
   /**
    * A batch lingers from its oldest record's arrival, not from the end of the previous write:
    * records that queued up while a write was under way have been waiting already, and go as
-   * soon as it ends (`writeEnded`) once their linger is over. Otherwise, unless it is full, a
+   * soon as it ends (`afterWrite`) once their linger is over. Otherwise, unless it is full, a
    * batch goes no sooner than the end of this turn of the event loop, so the records of
    * requests that resumed together (one Redis reply answers many) travel together.
    */
-  private schedule(writeEnded = false): void {
+  private schedule(afterWrite = false): void {
     if (this.writing || this.queuedRecords === 0) return; // the running write drains again when it ends
     this.skipDropped();
     const full = this.queuedRecords >= this.options.maxRecords || this.queuedBytes >= this.options.maxBytes;
     const left = this.options.lingerMs - (performance.now() - this.queue[this.head].at);
-    if (full || (writeEnded && left <= 0)) {
+    if (full || (afterWrite && left <= 0)) {
       this.drain();
     } else if (left <= 0) {
       this.soon ??= setImmediate(() => this.drain());
@@ -154,10 +154,10 @@ export class MicroBatcher {
     if (this.writing || this.queuedRecords === 0) return;
     // `ended` may run before writeNext returns (a sink that throws at once): a no-op then, and
     // the write's own end releases the batcher.
-    const write: { done?: Promise<void> } = {};
-    const ended = () => write.done && this.writeEnded(write.done);
-    write.done = this.writeNext(ended).finally(ended);
-    this.writing = write.done;
+    let done: Promise<void> | undefined;
+    const ended = () => done && this.writeEnded(done);
+    done = this.writeNext(ended).finally(ended);
+    this.writing = done;
   }
 
   /**

@@ -1,7 +1,7 @@
-import type { IncomingMessage } from 'node:http';
-import type { NextFunction, Router, Request, Response } from 'express';
+import type { Router, Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { Config } from '../config/schema';
+import type { EntryRoute } from '../http/app-entry';
 import { contextOf } from '../http/context';
 import { noteDelivery } from '../http/delivery-notes';
 import { Refusal } from '../outcomes/refusal';
@@ -18,8 +18,8 @@ import { lookup } from './lookup';
 import { answerGet, providerRequest, sendReply } from './provider-replies';
 import { streamsFiles, uploadRequest } from './upload-request';
 
-const WEBHOOK_ROUTE = '/api/webhooks/trigger/:path';
 const WEBHOOK_PREFIX = '/api/webhooks/trigger/';
+const WEBHOOK_ROUTE = `${WEBHOOK_PREFIX}:path`;
 /** A webhook URL whose path PATH_PATTERN allows as it stands (nothing for express to decode), and perhaps a query. */
 const PLAIN_WEBHOOK_URL = new RegExp(`^${WEBHOOK_PREFIX}${PATH_PATTERN.source.slice(1, -1)}(?:\\?|$)`);
 
@@ -31,11 +31,7 @@ const PLAIN_WEBHOOK_URL = new RegExp(`^${WEBHOOK_PREFIX}${PATH_PATTERN.source.sl
  * method, a trailing slash, other letter case, an escape) takes the router, which matches it
  * as before. A rejected handler goes to `next`, as the router sends it.
  */
-export function webhookRoute(deps: AppDeps): {
-  mount<R extends Pick<Router, 'route'>>(router: R): R;
-  takes(req: IncomingMessage): boolean;
-  serve(req: Request, res: Response, next: NextFunction): void;
-} {
+export function webhookRoute(deps: AppDeps): EntryRoute & { mount<R extends Pick<Router, 'route'>>(router: R): R } {
   const handler = webhookHandler(deps);
   let route: { path: string } | undefined;
   return {

@@ -74,6 +74,16 @@ async function state(promise: Promise<unknown>): Promise<string> {
   return result;
 }
 
+/** A batcher with no linger on a sink answered by hand: `a` in its one write, `b` published behind it. */
+async function oneWriteAndOneQueued(timeoutMs: number) {
+  const sink = new FakeSink('manual');
+  const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
+  const inFlight = batcher.publish([rec('a')], timeoutMs);
+  await tick();
+  const queued = batcher.publish([rec('b')], timeoutMs);
+  return { sink, batcher, inFlight, queued };
+}
+
 async function reasonOf(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
@@ -126,18 +136,14 @@ describe('MicroBatcher', () => {
   });
 
   it('hands the next batch to the sink as soon as a write is answered, before that write\'s callers resume', async () => {
-    const sink = new FakeSink('manual');
-    const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
-    const first = batcher.publish([rec('a')], 1000);
+    const { sink, inFlight, queued } = await oneWriteAndOneQueued(1000);
     await tick();
-    const second = batcher.publish([rec('b')], 1000);
-    await tick();
-    const batchesWhenFirstResumed = first.then(() => sink.batches.map(ids));
+    const batchesWhenFirstResumed = inFlight.then(() => sink.batches.map(ids));
     sink.ack();
     // Not at the end of the turn: the next write runs while the first one's callers answer.
     expect(await batchesWhenFirstResumed).toEqual([['a'], ['b']]);
     sink.ack();
-    await second;
+    await queued;
     expect(sink.maxInFlight).toBe(1);
   });
 
@@ -281,16 +287,12 @@ describe('MicroBatcher', () => {
   });
 
   it('goes on after a failed batch', async () => {
-    const sink = new FakeSink('manual');
-    const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
-    const first = batcher.publish([rec('a')], 1000);
-    await tick();
-    const second = batcher.publish([rec('b')], 1000);
+    const { sink, inFlight, queued } = await oneWriteAndOneQueued(1000);
     sink.fail(new PublishError('unavailable', 'blip'));
-    expect(await reasonOf(first)).toBe('unavailable');
+    expect(await reasonOf(inFlight)).toBe('unavailable');
     await tick();
     sink.ack();
-    await second;
+    await queued;
     expect(sink.batches.map(ids)).toEqual([['a'], ['b']]);
   });
 
@@ -326,11 +328,7 @@ describe('MicroBatcher', () => {
   });
 
   it('close() refuses new calls with closed and flushes what is queued and in flight', async () => {
-    const sink = new FakeSink('manual');
-    const batcher = new MicroBatcher(sink, options({ lingerMs: 0 }));
-    const inFlight = batcher.publish([rec('a')], 5000);
-    await tick();
-    const queued = batcher.publish([rec('b')], 5000);
+    const { sink, batcher, inFlight, queued } = await oneWriteAndOneQueued(5000);
     const closing = batcher.close();
     expect(await reasonOf(batcher.publish([rec('c')], 5000))).toBe('closed');
     expect(await state(closing)).toBe('pending');
