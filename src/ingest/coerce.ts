@@ -65,7 +65,7 @@ function toBoolean(value: unknown): unknown {
   return INVALID;
 }
 
-/** A field's JSON text; like a JSON body it may not carry a `{ type: "url" }` object (contract §2.5). */
+/** A field's JSON text; like a JSON body it may not carry a `{ type: "url", data }` object (contract §2.5). */
 function parseOrInvalid(text: string, field: string): unknown {
   try {
     return parseJsonSafely(text, { forbidUrlFileValues: true });

@@ -67,7 +67,7 @@ function decode(raw: Buffer, charset = 'utf-8'): string {
   }
 }
 
-/** A request body's JSON; a `{ type: "url" }` object in it is refused (contract §2.5) unless told otherwise. */
+/** A request body's JSON; a `{ type: "url", data }` object in it is refused (contract §2.5) unless told otherwise. */
 function parseJson(text: string, forbidUrlFileValues = true): unknown {
   try {
     return parseJsonSafely(text, { forbidUrlFileValues });

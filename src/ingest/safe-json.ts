@@ -4,9 +4,11 @@
  * only runs when the text mentions one of those keys or has a `\u` escape (which can spell
  * one, e.g. `"\u005f_proto__"`).
  *
- * With `forbidUrlFileValues` (a request body, contract §2.5) an object whose `type` is `"url"`
- * anywhere in the value throws a ForeignFileValue naming its path: only the gateway mints those,
- * and JSON.parse never returns a value the gateway minted. The same reviver looks for them, so
+ * With `forbidUrlFileValues` (a request body, contract §2.5) a file value of type url (an object
+ * with `"type": "url"` and a `data`) anywhere in the value throws a ForeignFileValue naming its
+ * path: only the gateway mints those, and JSON.parse never returns a value the gateway minted.
+ * An object with `"type": "url"` and no `data` is no file value but a sender's own data (a
+ * Telegram message's link entity is `{ "offset", "length", "type": "url" }`) and passes. The same reviver looks for them, so
  * the text is walked once; it only runs when the text holds a `"url"` token (or an escape).
  */
 export function parseJsonSafely(text: string, options: { forbidUrlFileValues?: boolean } = {}): unknown {
@@ -28,7 +30,7 @@ export function parseJsonSafely(text: string, options: { forbidUrlFileValues?: b
   return value;
 }
 
-/** A `{ type: "url" }` object in a request body: only the gateway mints those (contract §2.5). */
+/** A `{ type: "url", data }` object in a request body: only the gateway mints those (contract §2.5). */
 export class ForeignFileValue extends Error {
   constructor(readonly path: string) {
     super(`a file value of type url at ${path}`);
@@ -36,10 +38,16 @@ export class ForeignFileValue extends Error {
 }
 
 function isUrlFileValue(value: unknown): boolean {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && (value as { type?: unknown }).type === 'url';
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    (value as { type?: unknown }).type === 'url' &&
+    Object.hasOwn(value, 'data')
+  );
 }
 
-/** Where the first `{ type: "url" }` object is (only walked once one is known to be there). */
+/** Where the first `{ type: "url", data }` object is (only walked once one is known to be there). */
 function pathOfUrlFileValue(value: unknown, path: string): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   if (isUrlFileValue(value)) return path;

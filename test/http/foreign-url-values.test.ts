@@ -44,8 +44,15 @@ describe('a sender may not write a type url value anywhere in input', () => {
     expect(expectError(field, 'BAD_REQUEST').details).toMatchObject({ reason: 'file_value_not_allowed', path: '$.meta.f' });
   });
 
-  it('"url" as any other value, or a type that is not url, is published as sent', async () => {
-    const body = { url: 'url', link: { type: 'link', data: 'https://example.com' }, kinds: ['url'], nested: { kind: 'url', type: 'URL' } };
+  it('"url" as any other value, a type that is not url, or a type url without data, is published as sent', async () => {
+    const body = {
+      url: 'url',
+      link: { type: 'link', data: 'https://example.com' },
+      kinds: ['url'],
+      nested: { kind: 'url', type: 'URL' },
+      // No `data`: no file value (a Telegram link entity has this shape).
+      entity: { offset: 4, length: 20, type: 'url' },
+    };
     const res = await request(t.app).post(hookUrl(await fresh())).send({ wrapper: body });
     expect(res.status).toBe(200);
     expect(t.sink.events().at(-1)!.data.input).toEqual({ wrapper: body });

@@ -256,4 +256,19 @@ describe('Telegram on a trigger and on a channel', () => {
     });
     expect(t.sink.records).toHaveLength(before);
   });
+
+  // A link entity is `{ type: "url", offset, length }`: no file value (it has no `data`), valid on both routes.
+  it.each([
+    ['trigger', routes.trigger],
+    ['channel', routes.channel.replace('PROVIDER', 'telegram')],
+  ])('publishes on the %s route an update whose message holds a link entity', async (_route, path) => {
+    const before = t.sink.records.length;
+    const res = await request(t.app)
+      .post(path)
+      .set('X-Telegram-Bot-Api-Secret-Token', SECRET_TOKEN)
+      .set('Content-Type', 'application/json')
+      .send(fixture('telegram', 'text-with-link.json'));
+    expect(res.status).toBe(200);
+    expect(t.sink.records).toHaveLength(before + 1);
+  });
 });
