@@ -175,6 +175,11 @@ describe('Meta on a trigger and on a WhatsApp channel', () => {
     expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_handshake' });
   });
 
+  it.each(paths)('refuses 400 invalid_handshake a GET with hub.* parameters but no hub.mode on the %s route', async (_route, path) => {
+    const res = await request(t.app).get(path).query({ 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1158201444' });
+    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_handshake' });
+  });
+
   it.each(paths)('echoes a numeric challenge on the %s route', async (_route, path) => {
     const res = await request(t.app).get(path).query({ 'hub.mode': 'subscribe', 'hub.verify_token': VERIFY_TOKEN, 'hub.challenge': '1158201444' });
     expect(res.status).toBe(200);

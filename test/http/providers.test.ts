@@ -245,6 +245,8 @@ describe('handshakes (contract §10)', () => {
   it('Meta GET: 403 for a wrong verify token, 405 for a GET that is no handshake or on an undeployed trigger', async () => {
     expectError(await request(t.app).get(`${hookUrl('meta')}?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`), 'FORBIDDEN');
     expectError(await request(t.app).get(hookUrl('meta')), 'METHOD_NOT_ALLOWED');
+    // hub.* parameters make it the handshake (contract §3, as on the channel route): without hub.mode it is malformed.
+    expectError(await request(t.app).get(`${hookUrl('meta')}?hub.verify_token=verify-me&hub.challenge=1`), 'BAD_REQUEST');
     expectError(await request(t.app).get(`${hookUrl('meta-parked')}?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1`), 'METHOD_NOT_ALLOWED');
   });
 

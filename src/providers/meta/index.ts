@@ -81,8 +81,9 @@ export const meta: Provider = {
     signed: false,
     describe: 'GET ?hub.mode=subscribe&hub.verify_token=…&hub.challenge=… : 200 text/plain challenge when the token equals options.verifyToken, else 403',
     answer({ query, options }) {
-      // A GET with hub.mode is the handshake, answered 200, 403 or 400 alike on every route (contract §3).
-      if (query['hub.mode'] === undefined) return undefined;
+      // A GET with any hub.* parameter is the handshake, answered 200, 403 or 400 alike on every
+      // route (contract §3, §10); a GET with none is no handshake (405 on a trigger, 400 on a channel).
+      if (!Object.keys(query).some((name) => name.startsWith('hub.'))) return undefined;
       const challenge = query['hub.challenge'];
       if (query['hub.mode'] !== 'subscribe' || typeof challenge !== 'string' || challenge === '') return 'invalid';
       const token = query['hub.verify_token'];
