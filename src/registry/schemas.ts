@@ -81,8 +81,9 @@ export const telegramChannelInputSchema = z.strictObject({
   provider: z.literal('telegram'),
   ...channelBase,
   botId: z.string().regex(/^[0-9]{1,20}$/, 'the bot\'s numeric id, digits only').optional(),
-  // Telegram allows 1-256 of [A-Za-z0-9_-]; a short one would be guessable.
-  secretToken: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, '16-256 of A-Z a-z 0-9 _ -'),
+  // What Telegram's setWebhook accepts (1-256 of [A-Za-z0-9_-]), as the `telegram` trigger preset
+  // does: one sender, one behaviour. Guessing is bounded by the failed-authentication throttle.
+  secretToken: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, '1-256 of A-Z a-z 0-9 _ -'),
 });
 
 /** What the admin API and TRIGGERS_FILE accept for a channel, by `provider`. Unknown keys are refused. */

@@ -51,7 +51,7 @@ describe('admin channels: Twilio and Telegram (contract §8, §11)', () => {
     ['no auth token', { ...twilio, authToken: undefined }],
     ['a key of another provider', { ...twilio, secretToken: SECRET_TOKEN }],
     ['a Telegram secret with characters Telegram refuses', { ...telegram, secretToken: 'has spaces in it, 12345' }],
-    ['a Telegram secret too short to be safe', { ...telegram, secretToken: 'short' }],
+    ['a Telegram secret longer than Telegram allows (256)', { ...telegram, secretToken: 'a'.repeat(257) }],
     ['a botId with non-digits', { ...telegram, botId: '@example_bot' }],
     ['an unknown provider', { ...telegram, provider: 'signal' }],
   ])('refuses %s with 400, never echoing a secret', async (_label, body) => {
