@@ -120,7 +120,10 @@ const signatureDiagnosticsSchema = z
     skewSeconds: z.number().optional(),
     toleranceSeconds: z.number().int().optional(),
     secretsTried: z.number().int().min(0),
-    bodySha256: z.string().describe("hex SHA-256 of the body as received, to compare with the provider's dashboard"),
+    bodySha256: z
+      .string()
+      .nullable()
+      .describe("hex SHA-256 of the body as received, to compare with the provider's dashboard; null when refused on its headers, before the body was read"),
     bodyBytes: z.number().int().min(0),
   })
   .describe('why a signed delivery was refused, with nothing a forger could use: never a secret, never the expected signature');

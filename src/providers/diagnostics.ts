@@ -18,8 +18,8 @@ export interface SignatureDiagnostics {
   skewSeconds?: number;
   toleranceSeconds?: number;
   secretsTried: number;
-  /** Absent when the request was refused on its headers, before its body was read. */
-  bodySha256?: string;
+  /** Null when the request was refused on its headers, before its body was read. */
+  bodySha256: string | null;
   bodyBytes: number;
 }
 
@@ -56,7 +56,7 @@ export function signatureDiagnostics(
       toleranceSeconds: shape.toleranceSeconds,
     }),
     secretsTried: shape.secrets,
-    ...(body.raw && { bodySha256: createHash('sha256').update(body.raw).digest('hex') }),
+    bodySha256: body.raw ? createHash('sha256').update(body.raw).digest('hex') : null,
     bodyBytes: body.raw ? body.raw.length : Number.isFinite(declared) ? declared : 0,
   };
 }

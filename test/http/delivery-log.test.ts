@@ -150,6 +150,7 @@ describe('signature diagnostics (contract §13)', () => {
       toleranceSeconds: 300,
       secretsTried: 2,
       // Refused on its headers, before the body was read: its size as declared, no hash.
+      bodySha256: null,
       bodyBytes: Buffer.byteLength(BODY),
     });
     expect(entry.diagnostics.skewSeconds).toBeGreaterThanOrEqual(3600);
@@ -191,6 +192,7 @@ describe('signature diagnostics (contract §13)', () => {
       signaturesInHeader: 0,
       encodingLooksLike: 'other',
       secretsTried: 1,
+      bodySha256: null,
       bodyBytes: 7,
     });
   });

@@ -53,6 +53,8 @@ describe('signatureDiagnostics', () => {
       signaturesInHeader: 0,
       encodingLooksLike: 'other',
       secretsTried: 1,
+      // Refused on its headers: the body was not read (contract §13 lists the key on every refusal).
+      bodySha256: null,
       bodyBytes: 12,
     });
   });
