@@ -2,24 +2,12 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Refusal } from '../outcomes/refusal';
 import { sha256Hex } from '../security';
 
-/** Delivery ids that senders put on every retry of the same delivery. */
-const DELIVERY_ID_HEADERS = [
-  'webhook-id',
-  'svix-id',
-  'x-github-delivery',
-  'x-shopify-webhook-id',
-  'x-gitlab-event-uuid',
-  'x-wc-webhook-delivery-id',
-  'x-twilio-idempotency-token',
-  'x-hook-delivery-id',
-] as const;
-
 const MAX_KEY_LENGTH = 255;
 
 export interface IdempotencyKey {
   /** The key as published in `data.idempotencyKey`. */
   value: string;
-  /** Explicit keys (header, delivery id, keyField) can be reused with another body: 409. */
+  /** Explicit keys (header, keyField, a provider's delivery id) can be reused with another body: 409 (a provider's: a replay). */
   explicit: boolean;
   /** A verified provider's own delivery id: seen again with other bytes it is a redelivery (a replay), never 409. */
   fromProvider?: true;
@@ -36,9 +24,11 @@ export interface FingerprintParts {
 }
 
 /**
- * Contract §5 for a trigger without a provider: header, then a delivery-id header, then keyField, else a fingerprint of
- * (method, path, query, content type, raw body): two requests that differ in any of them
- * publish different events, so neither may be dropped as the other's replay.
+ * Contract §5 for a trigger without a provider: `Idempotency-Key`, then keyField, else a
+ * fingerprint of (method, path, query, content type, body identity): two requests that differ
+ * in any of them publish different events, so neither may be dropped as the other's replay.
+ * A provider's delivery-id header (`webhook-id`, `X-GitHub-Delivery`, …) is unsigned here and
+ * not read: a trigger that names its `provider` reads the verified one.
  */
 export function resolveIdempotencyKey(
   headers: IncomingHttpHeaders,
@@ -48,10 +38,6 @@ export function resolveIdempotencyKey(
 ): IdempotencyKey {
   const header = headerValue(headers['idempotency-key']);
   if (header !== undefined) return explicit(header, 'Idempotency-Key');
-  for (const name of DELIVERY_ID_HEADERS) {
-    const id = headerValue(headers[name]);
-    if (id !== undefined) return explicit(id, name);
-  }
   if (keyField) {
     const found = valueAtPath(body, keyField);
     if (typeof found === 'string' || typeof found === 'number') return explicit(String(found), keyField);
@@ -64,7 +50,7 @@ export function resolveIdempotencyKey(
 
 /**
  * Contract §5 for a verified provider delivery: the provider's delivery id, else keyField
- * (read from the verified body), else the fingerprint. Never an `Idempotency-Key` or another
+ * (read from the verified body), else the fingerprint. Never an `Idempotency-Key` or a
  * delivery-id header the provider does not read: those are unsigned, a replay could change them.
  */
 export function providerIdempotencyKey(
@@ -78,18 +64,12 @@ export function providerIdempotencyKey(
 }
 
 /**
- * The explicit key a request carries in its headers (`Idempotency-Key`, else a delivery id
- * header), if any: known before the body is read, so it can be claimed before the body's
- * files are stored (contract §12).
+ * The explicit key a request carries in its headers (`Idempotency-Key`), if any: known before
+ * the body is read, so it can be claimed before the body's files are stored (contract §12).
  */
 export function headerIdempotencyKey(headers: IncomingHttpHeaders): IdempotencyKey | undefined {
   const header = headerValue(headers['idempotency-key']);
-  if (header !== undefined) return explicit(header, 'Idempotency-Key');
-  for (const name of DELIVERY_ID_HEADERS) {
-    const id = headerValue(headers[name]);
-    if (id !== undefined) return explicit(id, name);
-  }
-  return undefined;
+  return header === undefined ? undefined : explicit(header, 'Idempotency-Key');
 }
 
 /**

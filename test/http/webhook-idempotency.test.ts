@@ -82,24 +82,36 @@ describe('provider delivery ids and keyField (contract §5)', () => {
   };
   const recordsFor = (path: string) => t.sink.events().filter((e) => e.data.triggerPath === path);
 
+  // Contract §5: a trigger without `provider` reads Idempotency-Key, then keyField, else the
+  // fingerprint. A provider's delivery-id header is unsigned there and is not the key.
   it.each(['x-github-delivery', 'webhook-id', 'svix-id', 'x-shopify-webhook-id', 'x-gitlab-event-uuid'])(
-    '%s is the key: replay on the same body, key_reused on another',
+    '%s on a trigger without provider is not the key: the fingerprint is',
     async (header) => {
       const path = await fresh();
       const id = `${header}-72d3162e-cc78-11e3-81ab-4c9367dc0958`;
       const first = await request(t.app).post(hookUrl(path)).set(header, id).send({ action: 'opened' });
       expect(first.status).toBe(200);
-      expect(recordsFor(path)[0].data.idempotencyKey).toBe(id);
-      const again = await request(t.app).post(hookUrl(path)).set(header, id).send({ action: 'opened' });
+      expect(recordsFor(path)[0].data.idempotencyKey).toMatch(/^fp:/);
+      // The same body under another id is the same delivery (fingerprint): replayed.
+      const again = await request(t.app).post(hookUrl(path)).set(header, `${id}-2`).send({ action: 'opened' });
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.headers['x-event-id']).toBe(first.headers['x-event-id']);
+      // Another body under the same id is another event, not a key reused.
       const other = await request(t.app).post(hookUrl(path)).set(header, id).send({ action: 'closed' });
-      expect(expectError(other, 'CONFLICT').details).toEqual({ reason: 'key_reused' });
-      expect(recordsFor(path)).toHaveLength(1);
+      expect(other.status).toBe(200);
+      expect(recordsFor(path)).toHaveLength(2);
     },
   );
 
-  it('Idempotency-Key comes before a delivery id', async () => {
+  it('keyField comes before the fingerprint, whatever delivery-id header is sent', async () => {
+    const path = await fresh({ idempotency: { keyField: 'orderId' } });
+    await request(t.app).post(hookUrl(path)).set('x-github-delivery', 'same').send({ orderId: 'o-1' });
+    const second = await request(t.app).post(hookUrl(path)).set('x-github-delivery', 'same').send({ orderId: 'o-2' });
+    expect(second.status).toBe(200);
+    expect(recordsFor(path).map((e) => e.data.idempotencyKey)).toEqual(['o-1', 'o-2']);
+  });
+
+  it('Idempotency-Key comes first', async () => {
     const path = await fresh();
     await request(t.app).post(hookUrl(path)).set('Idempotency-Key', 'explicit').set('webhook-id', 'msg_1').send({ a: 1 });
     expect(recordsFor(path)[0].data.idempotencyKey).toBe('explicit');

@@ -29,13 +29,14 @@ describe('resolveIdempotencyKey', () => {
     expect(resolveIdempotencyKey({ 'idempotency-key': ' k1 ', 'webhook-id': 'w' }, { id: 'b' }, 'id', parts)).toEqual({ value: 'k1', explicit: true });
   });
 
-  it.each(['webhook-id', 'svix-id', 'x-github-delivery', 'x-shopify-webhook-id', 'x-gitlab-event-uuid'])('then a delivery id: %s', (name) => {
-    expect(resolveIdempotencyKey({ [name]: 'd-1' }, { id: 'b' }, 'id', parts)).toEqual({ value: 'd-1', explicit: true });
+  it.each(['webhook-id', 'svix-id', 'x-github-delivery', 'x-shopify-webhook-id', 'x-gitlab-event-uuid'])('never an unsigned delivery id: %s', (name) => {
+    expect(resolveIdempotencyKey({ [name]: 'd-1' }, { id: 'b' }, 'id', parts)).toEqual({ value: 'b', explicit: true });
+    expect(resolveIdempotencyKey({ [name]: 'd-1' }, { a: 1 }, undefined, parts).explicit).toBe(false);
   });
 
   it('uses the first value of a repeated header, and ignores an empty one', () => {
     expect(resolveIdempotencyKey({ 'idempotency-key': ['a', 'b'] }, {}, undefined, parts).value).toBe('a');
-    expect(resolveIdempotencyKey({ 'idempotency-key': '  ', 'webhook-id': 'w' }, {}, undefined, parts).value).toBe('w');
+    expect(resolveIdempotencyKey({ 'idempotency-key': '  ' }, { id: 'b' }, 'id', parts).value).toBe('b');
   });
 
   it('then keyField, a dot path to a string or number', () => {
@@ -84,13 +85,13 @@ describe('resolveIdempotencyKey', () => {
     expect(resolveIdempotencyKey({ 'idempotency-key': 'k'.repeat(255) }, {}, undefined, parts).value).toHaveLength(255);
     let error: unknown;
     try {
-      resolveIdempotencyKey({ 'x-github-delivery': 'k'.repeat(256) }, {}, undefined, parts);
+      resolveIdempotencyKey({}, { id: 'k'.repeat(256) }, 'id', parts);
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(Refusal);
     expect((error as Refusal).status).toBe(400);
-    expect((error as Refusal).message).toContain('x-github-delivery');
+    expect((error as Refusal).message).toContain('id');
   });
 });
 
