@@ -1,4 +1,5 @@
 import type { RedisClient } from '../redis/connection';
+import { TurnBatch } from '../redis/turn-batch';
 
 /**
  * Writes the completed record when the key is free, holds this owner's claim, or already
@@ -36,12 +37,13 @@ interface CompleteCommands {
 /**
  * The completions of a batch's events in one command: a batch's acknowledgements resume
  * together, so the completions they ask for while their microtasks run are sent as one
- * script call when those are done. On a Redis Cluster the keys hash to different slots:
- * one call each (in the same tick, so auto-pipelining still writes them together).
+ * script call when those are done (TurnBatch on process.nextTick). On a Redis Cluster the keys
+ * hash to different slots: one call each (in the same tick, so auto-pipelining still writes
+ * them together).
  */
 export class CompletionWriter {
   private readonly commands: CompleteCommands;
-  private pending: Array<{ completion: Completion; resolve(written: boolean): void; reject(error: unknown): void }> = [];
+  private readonly batch = new TurnBatch((completions: Completion[]) => this.send(completions), process.nextTick);
 
   constructor(
     client: RedisClient,
@@ -53,26 +55,20 @@ export class CompletionWriter {
   }
 
   /** Resolves whether the record was written (false: another owner holds the key). */
-  write(completion: Completion): Promise<boolean> {
-    if (this.cluster) return this.commands.igwIdempotencyComplete(completion.key, ...completion.args).then(([written]) => written === 1);
-    return new Promise((resolve, reject) => {
-      // After every microtask queued now has run: the rest of the batch is asking too.
-      if (this.pending.push({ completion, resolve, reject }) === 1) process.nextTick(() => this.flush());
-    });
+  async write(completion: Completion): Promise<boolean> {
+    const [written] = await (this.cluster ? this.send([completion]) : this.batch.add([completion]));
+    return written;
   }
 
-  private flush(): void {
-    const batch = this.pending;
-    this.pending = [];
-    const keys = batch.map(({ completion }) => completion.key);
-    const args = batch.flatMap(({ completion }) => completion.args);
-    const reply =
-      batch.length === 1
-        ? this.commands.igwIdempotencyComplete(keys[0], ...batch[0].completion.args)
-        : this.commands.igwIdempotencyCompleteMany(batch.length, ...keys, ...args);
-    reply.then(
-      (written) => batch.forEach((entry, i) => entry.resolve(written[i] === 1)),
-      (error: unknown) => batch.forEach((entry) => entry.reject(error)),
-    );
+  private async send(completions: Completion[]): Promise<boolean[]> {
+    const written =
+      completions.length === 1
+        ? await this.commands.igwIdempotencyComplete(completions[0].key, ...completions[0].args)
+        : await this.commands.igwIdempotencyCompleteMany(
+            completions.length,
+            ...completions.map(({ key }) => key),
+            ...completions.flatMap(({ args }) => args),
+          );
+    return written.map((one) => one === 1);
   }
 }

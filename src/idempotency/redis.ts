@@ -1,4 +1,5 @@
 import type { RedisClient } from '../redis/connection';
+import { sendAtOnce, TurnBatch } from '../redis/turn-batch';
 import { CompletionWriter } from './redis-completions';
 import { storedResponse, type ClaimResult, type CompletedResponse, type IdempotencyStore } from './store';
 
@@ -15,12 +16,25 @@ type StoredRecord =
 
 const CLAIMED = 'claimed';
 
-/** Atomic claim: store the in-flight record if the key is free, else return what is there. */
+/** A claim as the script takes it: the key (with the store's prefix), the in-flight record, the lease in ms. */
+type Claim = [key: string, record: string, leaseMs: string];
+
+/**
+ * Atomic claims, each key in turn: store the in-flight record if the key is free, else return
+ * what is there. KEYS[i]: a key; ARGV[2i-1]: its record; ARGV[2i]: its lease in ms.
+ */
 const CLAIM_LUA = `
-local current = redis.call('GET', KEYS[1])
-if current then return current end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return '${CLAIMED}'
+local out = {}
+for i, key in ipairs(KEYS) do
+  local current = redis.call('GET', key)
+  if current then
+    out[i] = current
+  else
+    redis.call('SET', key, ARGV[2 * i - 1], 'PX', ARGV[2 * i])
+    out[i] = '${CLAIMED}'
+  end
+end
+return out
 `;
 
 /** Drops the key only while it is this owner's claim: never a completed record, never another's claim. */
@@ -34,7 +48,9 @@ return 0
 `;
 
 interface ScriptCommands {
-  igwIdempotencyClaim(key: string, record: string, leaseMs: string): Promise<string>;
+  igwIdempotencyClaim(numberOfKeys: number, ...keysThenArgs: string[]): Promise<string[]>;
+  /** The same for one key: a cluster's auto-pipelining finds a command's slot by its first argument. */
+  igwIdempotencyClaimOne(key: string, record: string, leaseMs: string): Promise<string[]>;
   igwIdempotencyRelease(key: string, claimPrefix: string): Promise<number>;
 }
 
@@ -42,6 +58,8 @@ interface ScriptCommands {
  * Idempotency keys in Redis, shared by every process. The scripts are registered with
  * ioredis' defineCommand, which sends EVAL the first time on each socket and EVALSHA after,
  * falling back to EVAL on NOSCRIPT: a Redis restart (script cache flushed) heals by itself.
+ * The claims of a turn's requests go in one script call (TurnBatch), except on a cluster,
+ * where keys hash to different slots.
  *
  * When Redis is unreachable every method rejects within the connection's command timeout
  * (no offline queue); the caller decides (IDEMPOTENCY_ON_STORE_ERROR: accept or refuse).
@@ -49,14 +67,17 @@ interface ScriptCommands {
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly scripts: ScriptCommands;
   private readonly completions: CompletionWriter;
+  private readonly claims = new TurnBatch((claims: Claim[]) => this.sendClaims(claims));
 
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string,
   ) {
-    client.defineCommand('igwIdempotencyClaim', { numberOfKeys: 1, lua: CLAIM_LUA });
+    client.defineCommand('igwIdempotencyClaim', { lua: CLAIM_LUA });
+    client.defineCommand('igwIdempotencyClaimOne', { numberOfKeys: 1, lua: CLAIM_LUA });
     client.defineCommand('igwIdempotencyRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
     this.scripts = client as unknown as ScriptCommands;
+    if (!client.isCluster) for (const name of ['igwIdempotencyClaim', 'igwIdempotencyClaimOne']) sendAtOnce(client, name);
     this.completions = new CompletionWriter(client, client.isCluster);
   }
 
@@ -75,7 +96,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async claim(key: string, owner: string, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
     const record: StoredRecord = { state: 'in_flight', owner, bodyHash };
-    const reply = await this.scripts.igwIdempotencyClaim(this.key(key), JSON.stringify(record), ms(leaseMs));
+    const claim: Claim = [this.key(key), JSON.stringify(record), ms(leaseMs)];
+    const [reply] = await (this.client.isCluster ? this.sendClaims([claim]) : this.claims.add([claim]));
     if (reply === CLAIMED) return { state: 'claimed' };
     const existing = parseRecord(reply);
     const sameBody = existing.bodyHash === bodyHash;
@@ -90,6 +112,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       key: this.key(key),
       args: [recordPrefix('in_flight', owner), recordPrefix('completed', owner), JSON.stringify(record), ms(ttlMs)],
     });
+  }
+
+  /** One script call for `claims`, in order (a key claimed twice: the second sees the first's claim). */
+  private sendClaims(claims: Claim[]): Promise<string[]> {
+    if (claims.length === 1) return this.scripts.igwIdempotencyClaimOne(...claims[0]);
+    return this.scripts.igwIdempotencyClaim(claims.length, ...claims.map(([key]) => key), ...claims.flatMap(([, record, lease]) => [record, lease]));
   }
 
   async release(key: string, owner: string): Promise<void> {

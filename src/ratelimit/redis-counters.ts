@@ -1,4 +1,5 @@
 import type { RedisClient } from '../redis/connection';
+import { sendAtOnce, TurnBatch } from '../redis/turn-batch';
 import type { Counted, CounterOp, RateCounters } from './counters';
 
 /**
@@ -36,15 +37,20 @@ interface CountCommands {
   igwRateCountOne(key: string, windowMs: string, hit: string): Promise<number[]>;
 }
 
+/** One counter after its op: hits, and ms until its window ends (a read absent one: 0, -2). */
+type CounterReply = [hits: number, ttlMs: number];
+
 /**
- * The rate limits' and failed authentications' counters in Redis, a request's all in one
- * command instead of one per counter. On a Redis Cluster they hash to different slots, so each
- * goes alone; issued in the same tick, auto-pipelining still sends them in one write per node.
+ * The rate limits' and failed authentications' counters in Redis. Every request of a turn
+ * (TurnBatch) goes in one script call: one command instead of one per request, in the gateway
+ * and in Redis. On a Redis Cluster the counters hash to different slots, so each goes alone;
+ * issued in the same tick, auto-pipelining still sends them in one write per node.
  * defineCommand sends EVALSHA, and EVAL after a NOSCRIPT (a restarted Redis heals by itself).
  * Never rejects: a counter Redis did not answer for is a rejected result, and the callers fail open.
  */
 export class RedisCounters implements RateCounters {
   private readonly commands: CountCommands;
+  private readonly batch = new TurnBatch((ops: CounterOp[]) => this.send(ops));
 
   constructor(
     client: RedisClient,
@@ -54,6 +60,7 @@ export class RedisCounters implements RateCounters {
     client.defineCommand('igwRateCount', { lua: COUNT_LUA });
     client.defineCommand('igwRateCountOne', { lua: COUNT_LUA, numberOfKeys: 1 });
     this.commands = client as unknown as CountCommands;
+    if (!cluster) for (const name of ['igwRateCount', 'igwRateCountOne']) sendAtOnce(client, name);
   }
 
   /**
@@ -62,21 +69,25 @@ export class RedisCounters implements RateCounters {
    */
   async count(ops: readonly CounterOp[]): Promise<Array<PromiseSettledResult<Counted>>> {
     if (this.cluster && ops.length > 1) return (await Promise.all(ops.map((op) => this.count([op])))).flat();
-    const args: string[] = [];
-    for (const op of ops) args.push(this.prefix + op.key);
-    for (const op of ops) args.push(String(op.windowMs), op.hit ? '1' : '0');
-    let reply: number[];
+    let replies: CounterReply[];
     try {
-      reply = await (ops.length === 1 ? this.commands.igwRateCountOne(args[0], args[1], args[2]) : this.commands.igwRateCount(ops.length, ...args));
+      replies = await (this.cluster ? this.send(ops) : this.batch.add(ops));
     } catch (reason) {
       return ops.map(() => ({ status: 'rejected', reason }));
     }
     const now = Date.now();
-    return ops.map((_, i) => {
-      const totalHits = Number(reply[2 * i]);
-      const ttl = Number(reply[2 * i + 1]);
+    return replies.map(([totalHits, ttl]) => {
       const value = ttl === -2 && totalHits === 0 ? undefined : { totalHits, resetTime: new Date(now + ttl) };
       return { status: 'fulfilled', value };
     });
+  }
+
+  /** One script call for `ops`, in order (the same counter twice counts twice, as two calls would). */
+  private async send(ops: readonly CounterOp[]): Promise<CounterReply[]> {
+    const args: string[] = [];
+    for (const op of ops) args.push(this.prefix + op.key);
+    for (const op of ops) args.push(String(op.windowMs), op.hit ? '1' : '0');
+    const reply = await (ops.length === 1 ? this.commands.igwRateCountOne(args[0], args[1], args[2]) : this.commands.igwRateCount(ops.length, ...args));
+    return ops.map((_, i) => [Number(reply[2 * i]), Number(reply[2 * i + 1])]);
   }
 }

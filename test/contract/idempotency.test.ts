@@ -209,6 +209,42 @@ describe.each(setups.map((setup) => [setup.name, setup] as const))('RedisIdempot
   });
 });
 
+describe.each(setups.map((setup) => [setup.name, setup] as const))('RedisIdempotencyStore claims of one turn: %s', (_name, setup) => {
+  it('go in one script call (one per key on a cluster), each answered as if sent alone, in order', async () => {
+    const prefix = uniquePrefix('idem-turn');
+    const connection = await setup.connect();
+    try {
+      const store = new RedisIdempotencyStore(connection.client, prefix);
+      await store.claim('t:a:done', OWNER, 'hash-1', LEASE);
+      await store.complete('t:a:done', OWNER, 'hash-1', response, TTL);
+      const client = connection.client as unknown as Record<'igwIdempotencyClaim' | 'igwIdempotencyClaimOne', (...args: unknown[]) => unknown>;
+      const many = jest.spyOn(client, 'igwIdempotencyClaim');
+      const one = jest.spyOn(client, 'igwIdempotencyClaimOne');
+      const results = await Promise.all([
+        store.claim('t:a:new', OWNER, 'hash-1', LEASE),
+        store.claim('t:a:new', 'owner-2', 'hash-2', LEASE),
+        store.claim('t:a:done', 'owner-2', 'hash-1', LEASE),
+      ]);
+      expect(results).toEqual([
+        { state: 'claimed' },
+        { state: 'in_flight', sameBody: false },
+        { state: 'completed', sameBody: true, response },
+      ]);
+      if (connection.isCluster) {
+        // Keys of other slots cannot share a script: each goes alone (auto-pipelining still writes them together).
+        expect(many).not.toHaveBeenCalled();
+        expect(one).toHaveBeenCalled();
+      } else {
+        expect(many).toHaveBeenCalledTimes(1);
+        expect(one).not.toHaveBeenCalled();
+      }
+    } finally {
+      await connection.close();
+      await setup.deleteKeys(prefix);
+    }
+  });
+});
+
 describe.each(setups.map((setup) => [setup.name, setup] as const))('RedisIdempotencyStore across processes: %s', (_name, setup) => {
   it('grants exactly one claim when five connections race for one key', async () => {
     const prefix = uniquePrefix('idem-multi');

@@ -71,6 +71,30 @@ describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
     expect(read[0].status === 'fulfilled' && read[0].value?.totalHits).toBe(1);
   });
 
+  it('counts the requests of one turn in one script call (one per counter on a cluster), a counter shared by two counted twice', async () => {
+    const client = connection.client as unknown as Record<'igwRateCount' | 'igwRateCountOne', (...args: unknown[]) => unknown>;
+    const many = jest.spyOn(client, 'igwRateCount');
+    const one = jest.spyOn(client, 'igwRateCountOne');
+    const request = (path: string) => [
+      { key: `rl:trigger:60:${path}`, windowMs: 60_000, hit: true },
+      { key: 'rl:workspace:60:shared', windowMs: 60_000, hit: true },
+    ];
+    const [a, b] = await Promise.all([counters.count(request('a')), counters.count(request('b'))]);
+    const hits = (results: typeof a) => results.map((r) => (r.status === 'fulfilled' ? r.value?.totalHits : 'failed'));
+    expect([hits(a), hits(b)]).toEqual([
+      [1, 1],
+      [1, 2],
+    ]);
+    if (connection.isCluster) {
+      // Keys of other slots cannot share a script: each goes alone (auto-pipelining still writes them together).
+      expect(many).not.toHaveBeenCalled();
+      expect(one).toHaveBeenCalled();
+    } else {
+      expect(many).toHaveBeenCalledTimes(1);
+      expect(one).not.toHaveBeenCalled();
+    }
+  });
+
   it('shares keys and values with rate-limit-redis: either counts on from the other', async () => {
     const store = createRedisRateLimitStore(connection.client, `${prefix}rl:trigger:60:`);
     await store.init?.({ windowMs: 60_000 } as Options);

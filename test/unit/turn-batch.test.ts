@@ -1,0 +1,64 @@
+import { sendAtOnce, TurnBatch } from '../../src/redis/turn-batch';
+
+describe('TurnBatch', () => {
+  it('sends the calls of one turn as one command, each caller getting its own items\' results in order', async () => {
+    const sent: number[][] = [];
+    const batch = new TurnBatch(async (items: number[]) => {
+      sent.push(items);
+      return items.map((n) => n * 10);
+    });
+    const results = await Promise.all([batch.add([1, 2]), batch.add([3]), batch.add([4, 5, 6])]);
+    expect(sent).toEqual([[1, 2, 3, 4, 5, 6]]);
+    expect(results).toEqual([[10, 20], [30], [40, 50, 60]]);
+  });
+
+  it('sends a call made after the flush in the next command', async () => {
+    const sent: string[][] = [];
+    const batch = new TurnBatch(async (items: string[]) => (sent.push(items), items));
+    await batch.add(['a']);
+    await Promise.all([batch.add(['b']), batch.add(['c'])]);
+    expect(sent).toEqual([['a'], ['b', 'c']]);
+  });
+
+  it('gathers until the end of the poll phase (setImmediate), not only within one callback', async () => {
+    const sent: string[][] = [];
+    const batch = new TurnBatch(async (items: string[]) => (sent.push(items), items));
+    // Two I/O-like callbacks of the same turn: the second runs after the first's microtasks.
+    const first = batch.add(['first']);
+    await Promise.resolve();
+    const second = new Promise<string[]>((resolve) => process.nextTick(() => resolve(batch.add(['second']))));
+    expect(await Promise.all([first, second])).toEqual([['first'], ['second']]);
+    expect(sent).toEqual([['first', 'second']]);
+  });
+
+  it('fails every call of a command that rejects, or that throws before it is sent', async () => {
+    const rejecting = new TurnBatch(async (): Promise<number[]> => {
+      throw new Error('down');
+    });
+    const throwing = new TurnBatch((): Promise<number[]> => {
+      throw new Error('bug');
+    });
+    const outcomes = await Promise.allSettled([rejecting.add([1]), rejecting.add([2]), throwing.add([3]), throwing.add([4])]);
+    expect(outcomes.map((o) => o.status === 'rejected' && (o.reason as Error).message)).toEqual(['down', 'down', 'bug', 'bug']);
+  });
+
+  it('flushes where it is told: process.nextTick, once the microtasks queued now have run', async () => {
+    const sent: number[][] = [];
+    const batch = new TurnBatch(async (items: number[]) => (sent.push(items), items), process.nextTick);
+    const first = batch.add([1]);
+    const second = Promise.resolve().then(() => batch.add([2]));
+    await Promise.all([first, second]);
+    expect(sent).toEqual([[1, 2]]);
+  });
+});
+
+describe('sendAtOnce', () => {
+  it('adds a command to the client\'s auto-pipelining exceptions, keeping those already there', () => {
+    const client = { options: { autoPipeliningIgnoredCommands: ['info'] } };
+    sendAtOnce(client, 'igwBatch');
+    expect(client.options.autoPipeliningIgnoredCommands).toEqual(['info', 'igwBatch']);
+    const bare = { options: {} as { autoPipeliningIgnoredCommands?: string[] } };
+    sendAtOnce(bare, 'igwBatch');
+    expect(bare.options.autoPipeliningIgnoredCommands).toEqual(['igwBatch']);
+  });
+});
