@@ -32,11 +32,16 @@ export function channelRoutes(deps: AppDeps): Router {
 async function channelRoute(deps: AppDeps, name: string, req: Request, res: Response): Promise<void> {
   contextOf(res).route = name;
   const shakesHands = PROVIDERS.some((provider) => provider.chat?.channel === name && provider.handshake?.method === 'GET');
+  const channelId = req.params.channelId as string;
   if (req.method !== 'POST' && !(req.method === 'GET' && shakesHands)) {
+    // The same 405 for any id (no probing); a registered channel's log still shows it (contract §13).
+    await findChannel(deps, name as ChannelProvider, channelId).then(
+      () => noteDelivery(res, { target: { kind: 'channel', id: channelId } }),
+      () => undefined,
+    );
     const allow = shakesHands ? ['GET', 'POST'] : ['POST'];
     throw new Refusal('method_not_allowed', `only ${allow.join(', ')} is accepted`, undefined, { allow });
   }
-  const channelId = req.params.channelId as string;
   const channel = await findChannel(deps, name as ChannelProvider, channelId);
   noteDelivery(res, { target: { kind: 'channel', id: channelId } });
   const sender = channelSender(channelId, channel);

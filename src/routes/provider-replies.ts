@@ -2,13 +2,11 @@ import type { Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { ProviderRequest } from '../providers/gate';
 import { contextOf } from '../http/context';
-import { noteDelivery } from '../http/delivery-notes';
 import type { SuccessOutcome } from '../outcomes/reasons';
 import { getHandshake, hasGetHandshake } from '../providers/gate';
 import type { Reply } from '../providers/provider';
-import { PATH_PATTERN } from '../registry/schemas';
 import { ingressGate } from './ingress-gate';
-import { lookup } from './lookup';
+import { registeredTrigger, triggerBuckets } from './trigger-lookup';
 
 /** The request as a provider sees it; the URL is the public one the sender called (Twilio signs it). */
 export function providerRequest(req: Request, deps: AppDeps): ProviderRequest {
@@ -29,15 +27,16 @@ export function sendReply(res: Response, reply: Reply & { outcome?: SuccessOutco
  * GET on a trigger path: only a provider's GET handshake is answered (contract §2.2, §10),
  * through the ingress gate: a wrong verify token (403) or a challenge the gateway will not
  * answer (400) counts as a failed authentication, so nobody can use the handshake as an
- * oracle at will.
+ * oracle at will. An answered handshake is charged to the trigger's buckets and carries their
+ * headers, as a channel's is (contract §6).
  */
 export async function answerGet(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const path = req.params.path as string;
-  const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
-  if (trigger) noteDelivery(res, { target: { kind: 'trigger', id: path } });
+  const trigger = await registeredTrigger(deps, path, res);
   const stored = trigger?.deployed ? trigger.provider : undefined;
   if (!trigger || !hasGetHandshake(stored)) return sendReply(res, getHandshake(undefined, providerRequest(req, deps)));
   const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
   const reply = await gate.verify(() => getHandshake(stored, providerRequest(req, deps)));
+  await gate.charge(triggerBuckets(deps.config, path, trigger));
   sendReply(res, reply);
 }

@@ -1,6 +1,5 @@
 import type { Router, Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
-import type { Config } from '../config/schema';
 import type { EntryRoute } from '../http/app-entry';
 import { contextOf } from '../http/context';
 import { noteDelivery } from '../http/delivery-notes';
@@ -10,11 +9,10 @@ import { acceptUpload } from '../ingest/accept-upload';
 import { acceptWebhook, type WebhookAck } from '../ingest/accept-webhook';
 import { admit } from '../ingress/pipeline';
 import { openGate } from '../providers/gate';
-import type { Bucket } from '../ratelimit/limiter';
 import { PATH_PATTERN, type StoredTrigger } from '../registry/schemas';
 import { secretMatches } from '../security';
 import { ingressGate } from './ingress-gate';
-import { lookup } from './lookup';
+import { deployedTrigger, registeredTrigger, triggerBuckets } from './trigger-lookup';
 import { answerGet, providerRequest, sendReply } from './provider-replies';
 import { streamsFiles, uploadRequest } from './upload-request';
 
@@ -56,6 +54,8 @@ function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise
     contextOf(res).route = 'webhook';
     if (req.method === 'GET') return answerGet(deps, req, res);
     if (req.method !== 'POST') {
+      // The same 405 whether or not the path exists (no probing); a registered trigger's log still shows it.
+      await registeredTrigger(deps, req.params.path as string, res).catch(() => undefined);
       throw new Refusal('method_not_allowed', 'only POST is accepted', undefined, { allow: ['POST'] });
     }
     const path = req.params.path as string;
@@ -110,20 +110,6 @@ function sendAck(res: Response, ack: WebhookAck): void {
 
 function ackNotes({ idempotencyKey, deliveryId, kind }: WebhookAck) {
   return { idempotencyKey, deliveryId, kind };
-}
-
-async function deployedTrigger(deps: AppDeps, path: string, res: Response): Promise<StoredTrigger> {
-  const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
-  if (trigger) noteDelivery(res, { target: { kind: 'trigger', id: path } });
-  if (!trigger || !trigger.deployed) throw new Refusal('not_found', 'no such trigger');
-  return trigger;
-}
-
-function triggerBuckets(config: Config, path: string, trigger: StoredTrigger): Bucket[] {
-  return [
-    { kind: 'trigger', id: path, ...(trigger.rateLimit ?? config.RATE_LIMIT_DEFAULT) },
-    { kind: 'workspace', id: trigger.workspaceId, ...config.RATE_LIMIT_WORKSPACE },
-  ];
 }
 
 /** Bearer token, or the trigger's own header only when it names one. */

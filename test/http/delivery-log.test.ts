@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import request from 'supertest';
 import { ADMIN_TOKEN, testApp } from '../helpers/app';
-import { hookUrl, triggerInput, TRIGGER_TOKEN } from '../helpers/http';
+import { expectError, hookUrl, triggerInput, TRIGGER_TOKEN } from '../helpers/http';
 import { waitUntil } from '../helpers/wait';
 
 /** Contract §13: every request to a registered trigger or channel leaves an entry. */
@@ -68,6 +68,18 @@ describe('the delivery log (contract §13)', () => {
     expect(await entryOf(t, 'asleep', id(notDeployed))).toMatchObject({ status: 404, outcome: 'not_found' });
     const all = await deliveries(t, 'log');
     expect(all.data.map((e) => e.requestId)).toEqual([limited, invalid, unauthorized, duplicate, accepted].map(id));
+  });
+
+  it('logs a method the route refuses (405) on a registered trigger and channel, with the same answer as for an unknown one', async () => {
+    await t.addTrigger('put-me', triggerInput());
+    await t.addChannel('put-ch', { provider: 'telegram', workspaceId: 'ws-1', inboxId: 'in-1', secretToken: 'telegram-secret-405' });
+    const onTrigger = await request(t.app).put(hookUrl('put-me')).send({});
+    const onUnknown = await request(t.app).put(hookUrl('never-put')).send({});
+    const onChannel = await request(t.app).delete('/api/channels/telegram/put-ch');
+    for (const res of [onTrigger, onUnknown, onChannel]) expectError(res, 'METHOD_NOT_ALLOWED');
+    expect(onTrigger.body).toEqual(onUnknown.body);
+    expect(await entryOf(t, 'put-me', onTrigger.headers['x-request-id'])).toMatchObject({ status: 405, outcome: 'method_not_allowed' });
+    expect(await entryOf(t, 'put-ch', onChannel.headers['x-request-id'], 'channels')).toMatchObject({ status: 405, outcome: 'method_not_allowed' });
   });
 
   it('logs nothing for a path no trigger has, and answers 404 for its log', async () => {

@@ -253,6 +253,9 @@ describe('handshakes (contract §10)', () => {
   it('Dropbox GET: the challenge echoed as text/plain with nosniff', async () => {
     const res = await request(t.app).get(`${hookUrl('dropbox')}?challenge=%3Cscript%3Ealert(1)%3C%2Fscript%3E`);
     expect(res.status).toBe(200);
+    // Charged like any answered request of the route, as a channel's handshake is (contract §6).
+    expect(res.headers['x-ratelimit-limit']).toBeDefined();
+    expect(res.headers['x-ratelimit-remaining']).toBeDefined();
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.text).toBe('<script>alert(1)</script>');
