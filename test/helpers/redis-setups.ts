@@ -153,3 +153,26 @@ async function ttlsOf(client: RedisClient, prefix: string): Promise<Map<string, 
   for (const key of await scanKeys(client, prefix)) ttls.set(key, await client.pttl(key));
   return ttls;
 }
+
+/**
+ * Watches a batched script's two commands (`many` keys, or `one` key) on a client. `expectOneCall`
+ * then says that what was counted or claimed went as one `many` call on one Redis, and key by
+ * key on a cluster (keys of other slots cannot share a script; auto-pipelining still writes
+ * them together).
+ */
+export function watchBatchedScript(client: unknown, isCluster: boolean, many: string, one: string): { expectOneCall(): void } {
+  const commands = client as Record<string, (...args: unknown[]) => unknown>;
+  const manySpy = jest.spyOn(commands, many);
+  const oneSpy = jest.spyOn(commands, one);
+  return {
+    expectOneCall() {
+      if (isCluster) {
+        expect(manySpy).not.toHaveBeenCalled();
+        expect(oneSpy).toHaveBeenCalled();
+      } else {
+        expect(manySpy).toHaveBeenCalledTimes(1);
+        expect(oneSpy).not.toHaveBeenCalled();
+      }
+    },
+  };
+}
