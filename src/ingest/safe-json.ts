@@ -8,8 +8,9 @@
  * with `"type": "url"` and a `data`) anywhere in the value throws a ForeignFileValue naming its
  * path: only the gateway mints those, and JSON.parse never returns a value the gateway minted.
  * An object with `"type": "url"` and no `data` is no file value but a sender's own data (a
- * Telegram message's link entity is `{ "offset", "length", "type": "url" }`) and passes. The same reviver looks for them, so
- * the text is walked once; it only runs when the text holds a `"url"` token (or an escape).
+ * Telegram message's link entity is `{ "offset", "length", "type": "url" }`) and passes. The
+ * same reviver looks for them, so the text is walked once; it only runs when the text holds a
+ * `"url"` token (or an escape).
  */
 export function parseJsonSafely(text: string, options: { forbidUrlFileValues?: boolean } = {}): unknown {
   assertDepth(text);
