@@ -10,6 +10,8 @@ import { createLogger } from './observability/logger';
 import { TriggersFile } from './registry/triggers-file';
 
 const EXIT_CONFIG = 2;
+/** Shorter admin tokens are accepted (contract §1) and warned about at start. */
+const ADMIN_TOKEN_ADVISED_LENGTH = 16;
 
 /** Process entry: config → container → app → listen; signals; exit codes. */
 async function main(): Promise<void> {
@@ -36,6 +38,9 @@ async function main(): Promise<void> {
     container.deps.checks.push(triggersFile.check);
   }
   if (!config.ADMIN_TOKEN) logger.warn('ADMIN_TOKEN is not set: the admin API answers 404');
+  else if (config.ADMIN_TOKEN.length < ADMIN_TOKEN_ADVISED_LENGTH) {
+    logger.warn({ advisedLength: ADMIN_TOKEN_ADVISED_LENGTH }, 'ADMIN_TOKEN is short: a long random token is much harder to guess');
+  }
 
   const { metrics } = container.deps;
   const countTimeout = () => metrics.requests.inc({ route: 'other', outcome: 'timed_out', reason: 'request_timeout', status: 408 });

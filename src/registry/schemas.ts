@@ -29,7 +29,7 @@ export const triggerInputSchema = z.strictObject({
   workflowId: id,
   workspaceId: id,
   deployed: z.boolean(),
-  auth: z.strictObject({ token: z.string().min(8).max(512), header: headerName.optional() }).optional(),
+  auth: z.strictObject({ token: z.string().min(1).max(512), header: headerName.optional() }).optional(),
   /** Only these request headers are published (lower-cased); absent = every header that is not a credential. */
   publishHeaders: z.array(publishableHeaderName).max(100).optional(),
   inputFormat: z
@@ -73,7 +73,7 @@ export const whatsAppChannelInputSchema = z.strictObject({
 export const twilioChannelInputSchema = z.strictObject({
   provider: z.literal('twilio'),
   ...channelBase,
-  accountSid: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'a Twilio Account SID: AC and 32 hex digits'),
+  accountSid: z.string().regex(/^AC[0-9A-Za-z]{32}$/, 'a Twilio Account SID: AC and 32 letters or digits'),
   authToken: z.string().min(1).max(512),
 });
 

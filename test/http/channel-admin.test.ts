@@ -46,8 +46,14 @@ describe('admin channels: Twilio and Telegram (contract §8, §11)', () => {
     expect(await t.registry.channels.get(id)).toMatchObject({ provider, [provider === 'twilio' ? 'authToken' : 'secretToken']: secret });
   });
 
+  it("takes an Account SID written as Twilio's documentation samples write it (AC + 32 letters)", async () => {
+    const res = await request(t.admin).put('/admin/channels/twilio-doc').set(auth).send({ ...twilio, accountSid: `AC${'X'.repeat(32)}` });
+    expect(res.status).toBe(200);
+  });
+
   it.each([
     ['an Account SID of another shape', { ...twilio, accountSid: 'SK0123456789abcdef0123456789abcdef' }],
+    ['an Account SID of another length', { ...twilio, accountSid: `AC${'X'.repeat(31)}` }],
     ['no auth token', { ...twilio, authToken: undefined }],
     ['a key of another provider', { ...twilio, secretToken: SECRET_TOKEN }],
     ['a Telegram secret with characters Telegram refuses', { ...telegram, secretToken: 'has spaces in it, 12345' }],
