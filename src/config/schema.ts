@@ -92,7 +92,8 @@ const httpSettings = {
   HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
   REQUEST_TIMEOUT_MS: int(100, 600_000).default(15_000),
   BODY_MIN_RATE: rateSpec.default(() => ({ limit: 1024, windowSeconds: 5 })),
-  AUTH_FAILURE_LIMIT: rateSpec.default(() => ({ limit: 20, windowSeconds: 60 })),
+  // Room for a sender's misconfigured retries; 100 guesses a minute are still nothing against a random token.
+  AUTH_FAILURE_LIMIT: rateSpec.default(() => ({ limit: 100, windowSeconds: 60 })),
   MAX_INFLIGHT_BODY_SHARE: int(1, 100).default(50),
 };
 

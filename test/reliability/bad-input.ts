@@ -718,6 +718,8 @@ export async function badInputScenario(): Promise<Report> {
       ADMIN_TOKEN: ATTACK_ADMIN_TOKEN,
       // Attackers and tenants are told apart by X-Forwarded-For (attacks.ts).
       TRUST_PROXY: 'loopback',
+      // The throttle the attacks' checks count on (20 failures, then 429).
+      AUTH_FAILURE_LIMIT: '20/60',
       // The product's timeouts (the fixture shortens them for the other scenarios).
       SHUTDOWN_GRACE_MS: '25000',
       REQUEST_TIMEOUT_MS: '15000',

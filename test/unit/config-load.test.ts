@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       PUBLISH_TIMEOUT_MS: 5000,
       RATE_LIMIT_DEFAULT: { limit: 600, windowSeconds: 60 },
       RATE_LIMIT_WORKSPACE: { limit: 6000, windowSeconds: 60 },
+      AUTH_FAILURE_LIMIT: { limit: 100, windowSeconds: 60 },
     });
     for (const unset of ['ADMIN_TOKEN', 'TRIGGERS_FILE', 'REDIS_URL', 'KAFKA_BROKERS']) expect(config[unset as keyof typeof config]).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
