@@ -158,6 +158,9 @@ async function publishEach(deps: IngestDeps, delivery: ChatDelivery, claimed: Cl
   const outcomes = await Promise.allSettled(
     claimed.map(({ draft }) => {
       const event = cloudEvent(draft.type, source, draft.subject, draft.data, delivery.trace);
+      // No time of the provider's own (Twilio's webhooks, Telegram's callback queries) or none
+      // readable: the time the gateway received it, so `timestamp` is always ISO 8601 (contract §4).
+      if (event.data.timestamp === null) event.data = { ...event.data, timestamp: event.time };
       const record = toRecord(topic, `${delivery.channelId}:${draft.subject}`, event);
       return deps.publisher.publish([record], config.PUBLISH_TIMEOUT_MS).then(() => event);
     }),

@@ -84,6 +84,8 @@ describe('Telegram updates (contract §11)', () => {
     const [event] = t.sink.events();
     expect(event.type).toBe('chat.tap');
     expect(event.data).toMatchObject({ value: 'slot-1400', replyTo: '1410', message: { content: 'Tomorrow 14:00' } });
+    // A callback query carries no time of its own: the time the gateway received it (contract §4).
+    expect(event.data.timestamp).toBe(event.time);
   });
 
   it('publishes an update delivered twice once; the second still gets 200', async () => {

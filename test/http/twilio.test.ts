@@ -80,6 +80,9 @@ describe('Twilio Messaging webhooks (contract §11)', () => {
         message: { content: 'Hello! Is my order 42 on its way?', contentType: 'text' },
       },
     });
+    // Twilio sends no time of its own: the time the gateway received it (contract §4: ISO 8601).
+    const event = t.sink.events()[0];
+    expect(event.data.timestamp).toBe(event.time);
   });
 
   it('publishes a WhatsApp quick-reply tap and a list reply as chat.tap', async () => {

@@ -276,7 +276,7 @@ describe('mapWhatsAppPayload: messages', () => {
     expect(mapOne(payload).data.contact).toEqual({ phone: '16505551234', name: null });
   });
 
-  it('maps an unparseable timestamp to null, never to the current time', () => {
+  it('maps an unparseable timestamp to null, never to the current time (the accept path publishes the time of receipt)', () => {
     const payload = fixture('text');
     firstMessage(payload).timestamp = 'yesterday';
     expect(mapOne(payload).data.timestamp).toBeNull();
