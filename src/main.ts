@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     }, config.SHUTDOWN_GRACE_MS);
     deadline.unref();
     const servers = [ingress, admin];
-    const closed = Promise.all(servers.map(({ server }) => new Promise((resolve) => server.close(resolve))));
+    const close = (server: Server) => new Promise((resolve) => server.close(resolve));
     // Keep-alive connections become idle as their last request ends; close them as they do,
     // and those whose headers are late. Senders whose body was refused already have their
     // answer: they are not waited for.
@@ -74,7 +74,10 @@ async function main(): Promise<void> {
       destroyLingeringSockets();
       for (const s of servers) s.closeStalledConnections();
     }, 50);
-    await closed;
+    // The admin listener answers /readyz (503, draining) until the public one has drained, so a
+    // load balancer's probe sees the pod leave rather than a refused connection (contract §9).
+    await close(ingress.server);
+    await close(admin.server);
     clearInterval(sweep);
     await container.close();
     clearTimeout(deadline);

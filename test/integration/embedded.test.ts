@@ -98,17 +98,21 @@ describe('starting and stopping', () => {
     expect(output).toContain('TRIGGERS_FILE: triggers.ok.deployed');
   });
 
-  it('drains on SIGTERM: the in-flight request is acknowledged, then the process exits 0', async () => {
+  it('drains on SIGTERM: readiness answers 503 while the in-flight request is acknowledged, then the process exits 0', async () => {
     const tmp = tempDir();
     const triggersFile = writeJson(tmp.dir, 't.json', { triggers: { slow: { workflowId: 'w', workspaceId: 's', deployed: true } } });
     const gateway = await startGateway({ TRIGGERS_FILE: triggersFile, EVENTS_DIR: join(tmp.dir, 'events') });
     try {
+      let readiness: Response | undefined;
       // The body arrives in two parts; SIGTERM lands between them, and the rest is sent once the gateway drains.
       const status = await sendInTwoParts(gateway.port, '/api/webhooks/trigger/slow', '{"event":"late"}', async () => {
         gateway.child.kill('SIGTERM');
         await gateway.waitForOutput('"msg":"draining"');
+        readiness = await fetch(`${gateway.adminUrl}/readyz`);
       });
       expect(status).toBe(200);
+      expect(readiness?.status).toBe(503);
+      expect((await readiness?.json()).error.details).toMatchObject({ status: 'draining' });
       expect(await gateway.exited).toBe(0);
       expect(existsSync(join(tmp.dir, 'events', 'workflow.triggers.ndjson'))).toBe(true);
       expect(gateway.output()).toContain('"msg":"draining"');
