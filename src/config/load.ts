@@ -1,3 +1,4 @@
+import { longestDrainMs } from '../publish/timing';
 import { configSchema, type Config } from './schema';
 import { placeholderProblems } from './redact';
 import { crossFieldProblems } from './rules';
@@ -20,7 +21,12 @@ export function loadConfig(env: NodeJS.ProcessEnv): ConfigResult {
       problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'config'}: ${issue.message}`),
     };
   }
-  const problems = [...placeholderProblems(parsed.data), ...crossFieldProblems(parsed.data)];
+  const config = parsed.data;
+  // Unset, the grace outlasts the longest drain: a longer PUBLISH_TIMEOUT_MS alone never stops the start.
+  if (input.SHUTDOWN_GRACE_MS === undefined) {
+    config.SHUTDOWN_GRACE_MS = Math.max(config.SHUTDOWN_GRACE_MS, longestDrainMs(config.PUBLISH_TIMEOUT_MS));
+  }
+  const problems = [...placeholderProblems(config), ...crossFieldProblems(config)];
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, config: Object.freeze(parsed.data) };
+  return { ok: true, config: Object.freeze(config) };
 }

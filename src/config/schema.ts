@@ -4,7 +4,11 @@ import { z } from 'zod';
 import { listenerProblems, type ListenerSettings } from './rules';
 
 const int = (min: number, max: number) =>
-  z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(min).max(max);
+  z.coerce
+    .number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a number' : undefined) })
+    .int('must be a whole number')
+    .min(min)
+    .max(max);
 const topic = z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, 'a Kafka topic name: letters, digits, . _ -');
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const optionalText = z.string().min(1).optional();
@@ -144,7 +148,7 @@ export const configSchema = z.object({
   TOPIC_TRIGGERS: topic.default('workflow.triggers'),
   TOPIC_CHAT: topic.default('chat.inbound'),
   EVENTS_DIR: z.string().min(1).default('./data/events'),
-  PUBLISH_TIMEOUT_MS: int(100, 120_000).default(5000),
+  PUBLISH_TIMEOUT_MS: int(1, 120_000).default(5000),
   PUBLISH_QUEUE_MAX: int(1, 1_000_000).default(10_000),
   BATCH_MAX_RECORDS: int(1, 10_000).default(500),
   BATCH_MAX_BYTES: int(1024, 64 * 1024 * 1024).default(4 * 1024 * 1024),

@@ -112,7 +112,7 @@ describe('starting and stopping', () => {
       });
       expect(status).toBe(200);
       expect(readiness?.status).toBe(503);
-      expect((await readiness?.json()).error.details).toMatchObject({ status: 'draining' });
+      expect(((await readiness?.json()) as { error: { details: unknown } }).error.details).toMatchObject({ status: 'draining' });
       expect(await gateway.exited).toBe(0);
       expect(existsSync(join(tmp.dir, 'events', 'workflow.triggers.ndjson'))).toBe(true);
       expect(gateway.output()).toContain('"msg":"draining"');

@@ -64,6 +64,19 @@ describe('loadConfig', () => {
     expect(config).not.toHaveProperty('HOME');
   });
 
+  it('raises an unset SHUTDOWN_GRACE_MS to the longest drain, so a longer PUBLISH_TIMEOUT_MS alone still starts; a grace set too short is refused', () => {
+    expect(ok({ PUBLISH_TIMEOUT_MS: '10000' }).SHUTDOWN_GRACE_MS).toBe(10_000 + 15_000 + 2_000);
+    expect(ok({ PUBLISH_TIMEOUT_MS: '50' }).SHUTDOWN_GRACE_MS).toBe(25_000);
+    expect(problems({ PUBLISH_TIMEOUT_MS: '10000', SHUTDOWN_GRACE_MS: '25000' }).some((line) => line.startsWith('SHUTDOWN_GRACE_MS'))).toBe(true);
+  });
+
+  it('says a number out of range is out of range, not that it is no number', () => {
+    const [line] = problems({ PUBLISH_TIMEOUT_MS: '0' });
+    expect(line).toMatch(/^PUBLISH_TIMEOUT_MS: /);
+    expect(line).not.toContain('must be a number');
+    expect(problems({ PUBLISH_TIMEOUT_MS: 'soon' })).toEqual(['PUBLISH_TIMEOUT_MS: must be a number']);
+  });
+
   it('takes an admin token of any length (contract §1 sets none; a short one is warned about at start)', () => {
     expect(ok({ ADMIN_TOKEN: 'tok' }).ADMIN_TOKEN).toBe('tok');
   });
@@ -85,7 +98,7 @@ describe('loadConfig', () => {
     expect(lines.find((l) => l.startsWith('RATE_LIMIT_DEFAULT'))).toContain('<requests>/<seconds>');
   });
 
-  it.each([['PORT', '-1'], ['PORT', '80.5'], ['PUBLISH_TIMEOUT_MS', '99'], ['RATE_LIMIT_DEFAULT', '60'], ['RATE_LIMIT_DEFAULT', '5/0'], ['LOG_LEVEL', 'loud']])(
+  it.each([['PORT', '-1'], ['PORT', '80.5'], ['PUBLISH_TIMEOUT_MS', '0'], ['RATE_LIMIT_DEFAULT', '60'], ['RATE_LIMIT_DEFAULT', '5/0'], ['LOG_LEVEL', 'loud']])(
     '%s=%s is refused',
     (name, value) => {
       expect(problems({ [name]: value }).some((line) => line.startsWith(name))).toBe(true);
