@@ -159,7 +159,7 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
     method: parts.method,
     contentType: contentType ?? null,
     headers: publishableHeaders(parts.headers, {
-      authHeader: trigger.auth?.header,
+      authHeader: trigger.auth?.header?.toLowerCase(),
       allow: trigger.publishHeaders,
       hidden: delivery?.hiddenHeaders,
     }),

@@ -9,7 +9,7 @@ export function isSecretName(name: string): boolean {
 }
 
 export interface HeaderRules {
-  /** The trigger's custom auth header (whatever its name). */
+  /** The trigger's custom auth header (whatever its name), lower-case. */
   authHeader?: string;
   /** The trigger's `publishHeaders`: when set, only these (lower-case) names are published. */
   allow?: readonly string[];

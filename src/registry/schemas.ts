@@ -8,10 +8,9 @@ export const FIELD_TYPES = ['string', 'number', 'boolean', 'object', 'array', 'f
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 const id = z.string().min(1).max(200);
-const headerName = z
-  .string()
-  .regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name: letters, digits and dashes')
-  .transform((name) => name.toLowerCase());
+/** A header name as the operator wrote it (shown back so); HTTP compares header names in any case. */
+const headerNameAsWritten = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name: letters, digits and dashes');
+const headerName = headerNameAsWritten.transform((name) => name.toLowerCase());
 /** A header a trigger may publish: never one whose name looks like a credential (those are withheld). */
 const publishableHeaderName = headerName.refine((name) => !isCredentialName(name), {
   error: 'looks like a credential or signature header; those are never published',
@@ -29,7 +28,7 @@ export const triggerInputSchema = z.strictObject({
   workflowId: id,
   workspaceId: id,
   deployed: z.boolean(),
-  auth: z.strictObject({ token: z.string().min(1).max(512), header: headerName.optional() }).optional(),
+  auth: z.strictObject({ token: z.string().min(1).max(512), header: headerNameAsWritten.optional() }).optional(),
   /** Only these request headers are published (lower-cased); absent = every header that is not a credential. */
   publishHeaders: z.array(publishableHeaderName).max(100).optional(),
   inputFormat: z

@@ -130,11 +130,12 @@ describe('admin triggers (contract §8)', () => {
     expect(res.body.data.url).toBe('https://hooks.example.com/api/webhooks/trigger/p1');
   });
 
-  it('a custom auth header is kept lower-case, read back, used, and removed from the published headers', async () => {
+  it('a custom auth header is read back as written, used in any case, and removed from the published headers', async () => {
     const res = await request(t.admin).put('/admin/triggers/hdr').set(auth).send(triggerInput({ auth: { token: TRIGGER_TOKEN, header: 'X-Hook-Auth' } }));
     expect(res.status).toBe(200);
-    expect(res.body.data.auth).toEqual({ header: 'x-hook-auth', tokenSet: true });
-    const hook = await request(t.app).post(hookUrl('hdr')).set('X-Hook-Auth', TRIGGER_TOKEN).send({ a: 1 });
+    expect(res.body.data.auth).toEqual({ header: 'X-Hook-Auth', tokenSet: true });
+    expect((await request(t.admin).get('/admin/triggers/hdr').set(auth)).body.data.auth).toEqual({ header: 'X-Hook-Auth', tokenSet: true });
+    const hook = await request(t.app).post(hookUrl('hdr')).set('x-hook-auth', TRIGGER_TOKEN).send({ a: 1 });
     expect(hook.status).toBe(200);
     const event = t.sink.events().at(-1)!;
     expect(event.data.headers['x-hook-auth']).toBeUndefined();

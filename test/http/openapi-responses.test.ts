@@ -67,7 +67,7 @@ describe('answers match the OpenAPI document', () => {
     const put = await request(t.admin).put('/admin/triggers/doc-trigger').set(admin).send(input);
     expect(put.status).toBe(200);
     const stored = conforms(dataOf(triggerSchema), put.body).data;
-    expect(stored.auth).toEqual({ header: 'x-doc-token', tokenSet: true });
+    expect(stored.auth).toEqual({ header: 'X-Doc-Token', tokenSet: true });
 
     conforms(dataOf(triggerSchema), (await request(t.admin).get('/admin/triggers/doc-trigger').set(admin)).body);
     conforms(pageOf(triggerSchema), (await request(t.admin).get('/admin/triggers?limit=10').set(admin)).body);
