@@ -58,10 +58,16 @@ function toNumber(value: unknown): unknown {
   return Number.isFinite(n) ? n : INVALID;
 }
 
+const TRUE_TEXTS = new Set(['true', '1', 'on']);
+const FALSE_TEXTS = new Set(['false', '0', 'off']);
+
+/** A form's boolean, in any letter case (`TRUE`, `False`, `On`). */
 function toBoolean(value: unknown): unknown {
   if (typeof value === 'boolean') return value;
-  if (value === 'true' || value === '1' || value === 'on') return true;
-  if (value === 'false' || value === '0' || value === 'off') return false;
+  if (typeof value !== 'string') return INVALID;
+  const text = value.toLowerCase();
+  if (TRUE_TEXTS.has(text)) return true;
+  if (FALSE_TEXTS.has(text)) return false;
   return INVALID;
 }
 

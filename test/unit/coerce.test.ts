@@ -43,8 +43,8 @@ describe('applyInputFormat', () => {
   });
 
   it.each<[unknown, boolean]>([
-    ['true', true], ['1', true], ['on', true], [true, true],
-    ['false', false], ['0', false], ['off', false], [false, false],
+    ['true', true], ['1', true], ['on', true], [true, true], ['TRUE', true], ['True', true],
+    ['false', false], ['0', false], ['off', false], [false, false], ['FALSE', false], ['Off', false],
   ])('boolean: %p → %p', (value, expected) => {
     expect(coerced({ b: value }, [{ name: 'b', type: 'boolean' }]).b).toBe(expected);
   });
