@@ -14,7 +14,7 @@ describe('listener, timeout and abuse settings (issue 9, items 3, 4, 11)', () =>
       REQUEST_TIMEOUT_MS: 15_000,
       SHUTDOWN_GRACE_MS: 25_000,
       BODY_MIN_RATE: { limit: 1024, windowSeconds: 5 },
-      AUTH_FAILURE_LIMIT: { limit: 20, windowSeconds: 60 },
+      AUTH_FAILURE_LIMIT: { limit: 100, windowSeconds: 60 },
       MAX_INFLIGHT_BODY_SHARE: 50,
     });
     expect(config!.TRUST_PROXY).toBeUndefined();
