@@ -138,6 +138,7 @@ describe('mapTwilioCallback: status callbacks', () => {
         channelType: 'sms',
         messageId: 'SM9b4c7d8e0f1a2b3c4d5e6f708192a3b4',
         contact: { phone: '14155552671', name: null },
+        replyTo: null,
         status: 'delivered',
         recipient: '14155552671',
         errors: [],

@@ -294,6 +294,7 @@ describe('mapWhatsAppPayload: statuses', () => {
         messageId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBI3NTRDQjQ2MjgzRjVBNjhFNDMA',
         contact: { phone: '16505551234', name: null },
         timestamp: '2025-06-08T21:13:26.000Z',
+        replyTo: null,
         status: 'read',
         recipient: '16505551234',
         errors: [],

@@ -187,6 +187,8 @@ function mapStatus(
         { phone, name: contact?.profile?.name ?? null },
         status.timestamp,
       ),
+      // A status answers no message of the contact's (contract §4: replyTo is the context id or null).
+      replyTo: null,
       status: status.status,
       recipient: phone ?? userId ?? null,
       errors: status.errors ?? [],

@@ -116,6 +116,7 @@ function mapStatus(fields: TwilioFields, messageSid: string, status: string, cha
     dedupeKey: twilioDeliveryId(fields) as string,
     data: {
       ...common(channel, messageSid, phone, null, fields.To),
+      replyTo: null,
       status,
       recipient: phone,
       errors: code === null ? [] : [{ code: /^\d+$/.test(code) ? Number(code) : code, message: nonEmpty(fields.ErrorMessage) }],
