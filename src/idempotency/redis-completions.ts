@@ -43,24 +43,22 @@ interface CompleteCommands {
  */
 export class CompletionWriter {
   private readonly commands: CompleteCommands;
-  private readonly batch = new TurnBatch((completions: Completion[]) => this.send(completions), process.nextTick);
+  private readonly batch: TurnBatch<Completion, boolean>;
 
-  constructor(
-    client: RedisClient,
-    private readonly cluster: boolean,
-  ) {
+  constructor(client: RedisClient, cluster: boolean) {
     client.defineCommand('igwIdempotencyComplete', { numberOfKeys: 1, lua: COMPLETE_LUA });
     client.defineCommand('igwIdempotencyCompleteMany', { lua: COMPLETE_LUA });
     this.commands = client as unknown as CompleteCommands;
+    this.batch = new TurnBatch((completions) => this.send(completions), { schedule: process.nextTick, gather: !cluster });
   }
 
   /** Resolves whether the record was written (false: another owner holds the key). */
   async write(completion: Completion): Promise<boolean> {
-    const [written] = await (this.cluster ? this.send([completion]) : this.batch.add([completion]));
+    const [written] = await this.batch.add([completion]);
     return written;
   }
 
-  private async send(completions: Completion[]): Promise<boolean[]> {
+  private async send(completions: readonly Completion[]): Promise<boolean[]> {
     const written =
       completions.length === 1
         ? await this.commands.igwIdempotencyComplete(completions[0].key, ...completions[0].args)

@@ -67,7 +67,7 @@ interface ScriptCommands {
 export class RedisIdempotencyStore implements IdempotencyStore {
   private readonly scripts: ScriptCommands;
   private readonly completions: CompletionWriter;
-  private readonly claims = new TurnBatch((claims: Claim[]) => this.sendClaims(claims));
+  private readonly claims: TurnBatch<Claim, string>;
 
   constructor(
     private readonly client: RedisClient,
@@ -77,7 +77,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     client.defineCommand('igwIdempotencyClaimOne', { numberOfKeys: 1, lua: CLAIM_LUA });
     client.defineCommand('igwIdempotencyRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
     this.scripts = client as unknown as ScriptCommands;
-    if (!client.isCluster) for (const name of ['igwIdempotencyClaim', 'igwIdempotencyClaimOne']) sendAtOnce(client, name);
+    this.claims = new TurnBatch((claims) => this.sendClaims(claims), { gather: !client.isCluster });
+    if (!client.isCluster) sendAtOnce(client, ['igwIdempotencyClaim', 'igwIdempotencyClaimOne']);
     this.completions = new CompletionWriter(client, client.isCluster);
   }
 
@@ -97,7 +98,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   async claim(key: string, owner: string, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
     const record: StoredRecord = { state: 'in_flight', owner, bodyHash };
     const claim: Claim = [this.key(key), JSON.stringify(record), ms(leaseMs)];
-    const [reply] = await (this.client.isCluster ? this.sendClaims([claim]) : this.claims.add([claim]));
+    const [reply] = await this.claims.add([claim]);
     if (reply === CLAIMED) return { state: 'claimed' };
     const existing = parseRecord(reply);
     const sameBody = existing.bodyHash === bodyHash;
@@ -115,7 +116,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   /** One script call for `claims`, in order (a key claimed twice: the second sees the first's claim). */
-  private sendClaims(claims: Claim[]): Promise<string[]> {
+  private sendClaims(claims: readonly Claim[]): Promise<string[]> {
     if (claims.length === 1) return this.scripts.igwIdempotencyClaimOne(...claims[0]);
     return this.scripts.igwIdempotencyClaim(claims.length, ...claims.map(([key]) => key), ...claims.flatMap(([, record, lease]) => [record, lease]));
   }

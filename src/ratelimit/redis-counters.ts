@@ -50,7 +50,7 @@ type CounterReply = [hits: number, ttlMs: number];
  */
 export class RedisCounters implements RateCounters {
   private readonly commands: CountCommands;
-  private readonly batch = new TurnBatch((ops: CounterOp[]) => this.send(ops));
+  private readonly batch: TurnBatch<CounterOp, CounterReply>;
 
   constructor(
     client: RedisClient,
@@ -60,7 +60,8 @@ export class RedisCounters implements RateCounters {
     client.defineCommand('igwRateCount', { lua: COUNT_LUA });
     client.defineCommand('igwRateCountOne', { lua: COUNT_LUA, numberOfKeys: 1 });
     this.commands = client as unknown as CountCommands;
-    if (!cluster) for (const name of ['igwRateCount', 'igwRateCountOne']) sendAtOnce(client, name);
+    this.batch = new TurnBatch((ops) => this.send(ops), { gather: !cluster });
+    if (!cluster) sendAtOnce(client, ['igwRateCount', 'igwRateCountOne']);
   }
 
   /**
@@ -71,7 +72,7 @@ export class RedisCounters implements RateCounters {
     if (this.cluster && ops.length > 1) return (await Promise.all(ops.map((op) => this.count([op])))).flat();
     let replies: CounterReply[];
     try {
-      replies = await (this.cluster ? this.send(ops) : this.batch.add(ops));
+      replies = await this.batch.add(ops);
     } catch (reason) {
       return ops.map(() => ({ status: 'rejected', reason }));
     }

@@ -2,8 +2,8 @@ import { sendAtOnce, TurnBatch } from '../../src/redis/turn-batch';
 
 describe('TurnBatch', () => {
   it('sends the calls of one turn as one command, each caller getting its own items\' results in order', async () => {
-    const sent: number[][] = [];
-    const batch = new TurnBatch(async (items: number[]) => {
+    const sent: Array<readonly number[]> = [];
+    const batch = new TurnBatch(async (items: readonly number[]) => {
       sent.push(items);
       return items.map((n) => n * 10);
     });
@@ -13,16 +13,16 @@ describe('TurnBatch', () => {
   });
 
   it('sends a call made after the flush in the next command', async () => {
-    const sent: string[][] = [];
-    const batch = new TurnBatch(async (items: string[]) => (sent.push(items), items));
+    const sent: Array<readonly string[]> = [];
+    const batch = new TurnBatch(async (items: readonly string[]) => (sent.push(items), [...items]));
     await batch.add(['a']);
     await Promise.all([batch.add(['b']), batch.add(['c'])]);
     expect(sent).toEqual([['a'], ['b', 'c']]);
   });
 
   it('gathers until the end of the poll phase (setImmediate), not only within one callback', async () => {
-    const sent: string[][] = [];
-    const batch = new TurnBatch(async (items: string[]) => (sent.push(items), items));
+    const sent: Array<readonly string[]> = [];
+    const batch = new TurnBatch(async (items: readonly string[]) => (sent.push(items), [...items]));
     // Two I/O-like callbacks of the same turn: the second runs after the first's microtasks.
     const first = batch.add(['first']);
     await Promise.resolve();
@@ -38,27 +38,39 @@ describe('TurnBatch', () => {
     const throwing = new TurnBatch((): Promise<number[]> => {
       throw new Error('bug');
     });
-    const outcomes = await Promise.allSettled([rejecting.add([1]), rejecting.add([2]), throwing.add([3]), throwing.add([4])]);
-    expect(outcomes.map((o) => o.status === 'rejected' && (o.reason as Error).message)).toEqual(['down', 'down', 'bug', 'bug']);
+    const alone = new TurnBatch((): Promise<number[]> => {
+      throw new Error('bug');
+    }, { gather: false });
+    const outcomes = await Promise.allSettled([rejecting.add([1]), rejecting.add([2]), throwing.add([3]), throwing.add([4]), alone.add([5])]);
+    expect(outcomes.map((o) => o.status === 'rejected' && (o.reason as Error).message)).toEqual(['down', 'down', 'bug', 'bug', 'bug']);
   });
 
   it('flushes where it is told: process.nextTick, once the microtasks queued now have run', async () => {
-    const sent: number[][] = [];
-    const batch = new TurnBatch(async (items: number[]) => (sent.push(items), items), process.nextTick);
+    const sent: Array<readonly number[]> = [];
+    const batch = new TurnBatch(async (items: readonly number[]) => (sent.push(items), [...items]), { schedule: process.nextTick });
     const first = batch.add([1]);
     const second = Promise.resolve().then(() => batch.add([2]));
     await Promise.all([first, second]);
     expect(sent).toEqual([[1, 2]]);
+  });
+
+  it('sends each call alone and at once when told not to gather (a Redis Cluster)', async () => {
+    const sent: Array<readonly number[]> = [];
+    const batch = new TurnBatch(async (items: readonly number[]) => (sent.push(items), [...items]), { gather: false });
+    const first = batch.add([1]);
+    expect(sent).toEqual([[1]]);
+    expect(await Promise.all([first, batch.add([2, 3])])).toEqual([[1], [2, 3]]);
+    expect(sent).toEqual([[1], [2, 3]]);
   });
 });
 
 describe('sendAtOnce', () => {
   it('adds a command to the client\'s auto-pipelining exceptions, keeping those already there', () => {
     const client = { options: { autoPipeliningIgnoredCommands: ['info'] } };
-    sendAtOnce(client, 'igwBatch');
+    sendAtOnce(client, ['igwBatch']);
     expect(client.options.autoPipeliningIgnoredCommands).toEqual(['info', 'igwBatch']);
     const bare = { options: {} as { autoPipeliningIgnoredCommands?: string[] } };
-    sendAtOnce(bare, 'igwBatch');
-    expect(bare.options.autoPipeliningIgnoredCommands).toEqual(['igwBatch']);
+    sendAtOnce(bare, ['igwBatch', 'igwOther']);
+    expect(bare.options.autoPipeliningIgnoredCommands).toEqual(['igwBatch', 'igwOther']);
   });
 });
