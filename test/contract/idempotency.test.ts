@@ -8,7 +8,8 @@ import { RedisIdempotencyStore } from '../../src/idempotency/redis';
 import type { CompletedResponse, IdempotencyStore } from '../../src/idempotency/store';
 import { TestClock } from '../helpers/clock';
 import { uniquePrefix } from '../helpers/redis';
-import { redisSetups, watchBatchedScript } from '../helpers/redis-setups';
+import { redisSetups, watchBatchedScript, type RedisSetup } from '../helpers/redis-setups';
+import type { RedisConnection } from '../../src/redis/connection';
 
 const setups = redisSetups();
 
@@ -186,12 +187,25 @@ describe.each(backends)('IdempotencyStore contract: %s', (_name, create) => {
   });
 });
 
+/** A Redis store on a connection of its own under a fresh prefix; its keys are deleted afterwards. */
+async function withRedisStore(
+  setup: RedisSetup,
+  label: string,
+  use: (store: RedisIdempotencyStore, prefix: string, connection: RedisConnection) => Promise<void>,
+): Promise<void> {
+  const prefix = uniquePrefix(label);
+  const connection = await setup.connect();
+  try {
+    await use(new RedisIdempotencyStore(connection.client, prefix), prefix, connection);
+  } finally {
+    await connection.close();
+    await setup.deleteKeys(prefix);
+  }
+}
+
 describe.each(setups.map((setup) => [setup.name, setup] as const))('RedisIdempotencyStore expiry: %s', (_name, setup) => {
   it('a claim expires after its lease and a completed record after its ttl, as Redis key expiries', async () => {
-    const prefix = uniquePrefix('idem-ttl');
-    const connection = await setup.connect();
-    try {
-      const store = new RedisIdempotencyStore(connection.client, prefix);
+    await withRedisStore(setup, 'idem-ttl', async (store, prefix) => {
       const ttlsWithin = async (max: number) => {
         const ttls = [...(await setup.keyTtls(prefix)).values()];
         expect(ttls.length).toBeGreaterThan(0);
@@ -202,19 +216,13 @@ describe.each(setups.map((setup) => [setup.name, setup] as const))('RedisIdempot
       await ttlsWithin(LEASE);
       await store.complete('t:a:k1', OWNER, 'hash-1', response, TTL);
       await ttlsWithin(TTL);
-    } finally {
-      await connection.close();
-      await setup.deleteKeys(prefix);
-    }
+    });
   });
 });
 
 describe.each(setups.map((setup) => [setup.name, setup] as const))('RedisIdempotencyStore claims of one turn: %s', (_name, setup) => {
   it('go in one script call (one per key on a cluster), each answered as if sent alone, in order', async () => {
-    const prefix = uniquePrefix('idem-turn');
-    const connection = await setup.connect();
-    try {
-      const store = new RedisIdempotencyStore(connection.client, prefix);
+    await withRedisStore(setup, 'idem-turn', async (store, _prefix, connection) => {
       await store.claim('t:a:done', OWNER, 'hash-1', LEASE);
       await store.complete('t:a:done', OWNER, 'hash-1', response, TTL);
       const script = watchBatchedScript(connection.client, connection.isCluster, 'igwIdempotencyClaim', 'igwIdempotencyClaimOne');
@@ -229,10 +237,7 @@ describe.each(setups.map((setup) => [setup.name, setup] as const))('RedisIdempot
         { state: 'completed', sameBody: true, response },
       ]);
       script.expectOneCall();
-    } finally {
-      await connection.close();
-      await setup.deleteKeys(prefix);
-    }
+    });
   });
 });
 

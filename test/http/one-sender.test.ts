@@ -238,22 +238,22 @@ describe('Meta on a trigger and on a WhatsApp channel', () => {
 describe('Telegram on a trigger and on a channel', () => {
   const SECRET_TOKEN = 'telegram-secret-one-sender';
   const t = testApp();
+  const paths: Array<[string, string]> = [
+    ['trigger', routes.trigger],
+    ['channel', routes.channel.replace('PROVIDER', 'telegram')],
+  ];
   beforeAll(async () => {
     await t.addTrigger('sender', triggerInput({ provider: { name: 'telegram', secrets: [SECRET_TOKEN] } }));
     await t.addChannel('ch_sender', { provider: 'telegram', workspaceId: 'ws-1', inboxId: 'in-1', secretToken: SECRET_TOKEN });
   });
+  /** An update as the Bot API posts it, with the secret token. */
+  const postUpdate = (path: string, contentType: string, body: string) =>
+    request(t.app).post(path).set('X-Telegram-Bot-Api-Secret-Token', SECRET_TOKEN).set('Content-Type', contentType).send(body);
 
   // The Bot API posts JSON only: the same 415 on both routes for anything else.
-  it.each([
-    ['trigger', routes.trigger],
-    ['channel', routes.channel.replace('PROVIDER', 'telegram')],
-  ])('answers 415 on the %s route to an update sent as a form', async (_route, path) => {
+  it.each(paths)('answers 415 on the %s route to an update sent as a form', async (_route, path) => {
     const before = t.sink.records.length;
-    const res = await request(t.app)
-      .post(path)
-      .set('X-Telegram-Bot-Api-Secret-Token', SECRET_TOKEN)
-      .set('Content-Type', 'application/x-www-form-urlencoded')
-      .send('update_id=1&message=hi');
+    const res = await postUpdate(path, 'application/x-www-form-urlencoded', 'update_id=1&message=hi');
     expect(expectError(res, 'UNSUPPORTED_MEDIA_TYPE').details).toEqual({
       reason: 'unsupported_media_type',
       contentType: 'application/x-www-form-urlencoded',
@@ -263,16 +263,9 @@ describe('Telegram on a trigger and on a channel', () => {
   });
 
   // A link entity is `{ type: "url", offset, length }`: no file value (it has no `data`), valid on both routes.
-  it.each([
-    ['trigger', routes.trigger],
-    ['channel', routes.channel.replace('PROVIDER', 'telegram')],
-  ])('publishes on the %s route an update whose message holds a link entity', async (_route, path) => {
+  it.each(paths)('publishes on the %s route an update whose message holds a link entity', async (_route, path) => {
     const before = t.sink.records.length;
-    const res = await request(t.app)
-      .post(path)
-      .set('X-Telegram-Bot-Api-Secret-Token', SECRET_TOKEN)
-      .set('Content-Type', 'application/json')
-      .send(fixture('telegram', 'text-with-link.json'));
+    const res = await postUpdate(path, 'application/json', fixture('telegram', 'text-with-link.json'));
     expect(res.status).toBe(200);
     expect(t.sink.records).toHaveLength(before + 1);
   });

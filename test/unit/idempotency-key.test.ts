@@ -85,13 +85,13 @@ describe('resolveIdempotencyKey', () => {
     expect(resolveIdempotencyKey({ 'idempotency-key': 'k'.repeat(255) }, {}, undefined, parts).value).toHaveLength(255);
     let error: unknown;
     try {
-      resolveIdempotencyKey({}, { id: 'k'.repeat(256) }, 'id', parts);
+      resolveIdempotencyKey({}, { order: { ref: 'k'.repeat(256) } }, 'order.ref', parts);
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(Refusal);
     expect((error as Refusal).status).toBe(400);
-    expect((error as Refusal).message).toContain('id');
+    expect((error as Refusal).message).toContain('from order.ref');
   });
 });
 
