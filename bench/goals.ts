@@ -1,4 +1,5 @@
 // The issue's goals, read off the rows of one run: each on its own line, met or not.
+import { availableParallelism } from 'node:os';
 import type { Row } from './run';
 import type { Scenario } from './scenarios';
 import type { SideBySide } from './side-by-side';
@@ -34,6 +35,7 @@ export function goalLines(rows: Row[], sideBySide: SideBySide[] = []): string[] 
     if (production && naive && naive.rps > 0) {
       const ratio = production.rps / naive.rps;
       if (want !== undefined) lines.push(`- ${node}: Redis + Kafka ${ratio.toFixed(2)}× the naive receiver (goal ≥ ${want}×): ${mark(ratio >= want)}`);
+      lines.push(`- ${node}: ${machineCeilingLine(production, naive)}`);
       const p99 = `- ${node}: Redis + Kafka p99 ${production.p99} ms, naive receiver ${naive.p99} ms`;
       lines.push(GOALS.p99NoWorse[major(node)] ? `${p99} (goal: no worse): ${mark(production.p99 <= naive.p99)}` : p99);
     }
@@ -60,6 +62,23 @@ export function goalLines(rows: Row[], sideBySide: SideBySide[] = []): string[] 
     }
   }
   return lines.length > 0 ? [`## Goals (scenario "${HEADLINE}")`, '', ...lines, ''] : [];
+}
+
+/**
+ * How far the machine itself lets the gateway go: the CPU the whole machine spent per request of
+ * its cell (gateway, load generator, Redis, broker, kernel), and the rate at which that cost
+ * would fill every core. A ratio over the naive receiver that needs more than that ceiling is
+ * out of reach at this cost per request, however the gateway waits.
+ */
+export function machineCeilingLine(production: Row, naive: Row): string {
+  const cores = availableParallelism();
+  const ceiling = Math.round((cores * 1000 * 1000) / Math.max(1, production.machine.msPer1000));
+  return (
+    `the whole machine spent ${production.machine.msPer1000} ms of CPU per 1000 requests of the gateway, Redis + Kafka ` +
+    `(its own process ${production.cpuMsPer1000}) at ${production.machine.busyPercent}% busy, against ${naive.machine.msPer1000} ` +
+    `(${naive.cpuMsPer1000}) at ${naive.machine.busyPercent}% for the naive receiver; at that cost all ${cores} cores would serve at most ` +
+    `${ceiling} req/s, ${(ceiling / naive.rps).toFixed(2)}× the naive receiver`
+  );
 }
 
 /** Largest difference between a target's rounds, as a share of its best round's req/s: the run's own noise. */

@@ -142,3 +142,26 @@ export function cpuTimeMs(pid: number): number {
   const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
   return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
 }
+
+/** CPU time of the whole machine so far (every core, every process), in ms: busy and in all (busy + idle). */
+export function machineCpuMs(): { busy: number; all: number } {
+  // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+  const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  const all = ticks.reduce((sum, t) => sum + t, 0);
+  const idle = ticks[3] + ticks[4] + (ticks[7] ?? 0); // idle, iowait, and time the hypervisor gave to others
+  return { busy: ((all - idle) * 1000) / CLOCK_TICKS_PER_SECOND, all: (all * 1000) / CLOCK_TICKS_PER_SECOND };
+}
+
+/**
+ * What the whole machine spent during a cell that answered `requests`: CPU ms per 1000 requests
+ * (the server, the load generator, Redis, the broker, the kernel: everything on the cores they
+ * share) and the share of the machine's capacity that was busy, in percent.
+ */
+export function machineUseSince(before: { busy: number; all: number }, requests: number): { msPer1000: number; busyPercent: number } {
+  const now = machineCpuMs();
+  const busy = now.busy - before.busy;
+  return {
+    msPer1000: Math.round((busy / Math.max(1, requests)) * 1000),
+    busyPercent: Math.round((busy / Math.max(1, now.all - before.all)) * 100),
+  };
+}

@@ -11,7 +11,7 @@ import { goalLines, bodySizeLines, HEADLINE, LINGER_TRADE_OFF_MS } from './goals
 import { idleConnectionRows, idleConnectionTable, type IdleRow } from './idle-connections';
 import { measureMemory, memoryTable, type MemoryRow } from './memory';
 import { nodeBinaries, type NodeBinary } from './node-binaries';
-import { cpuMsPer1000Since, cpuTimeMs, sampleRss, startServer } from './processes';
+import { cpuMsPer1000Since, cpuTimeMs, machineCpuMs, machineUseSince, sampleRss, startServer } from './processes';
 import { BENCH_REGISTRY, SCENARIOS, type Scenario } from './scenarios';
 import { sideBySide, sideBySideTable, type SideBySide } from './side-by-side';
 import { deleteBenchKeys, requireRedis, targets, type Target } from './targets';
@@ -48,6 +48,8 @@ export interface Row extends LoadResult {
   /** Each round's req/s and CPU ms / 1000 requests, where the scenario ran more than one round. */
   rounds?: Array<{ rps: number; cpuMsPer1000: number }>;
   producePer1000?: number;
+  /** The whole machine during the cell (bench/processes.ts machineUseSince), from the same round as req/s. */
+  machine: { msPer1000: number; busyPercent: number };
 }
 
 function parseArgs(argv: string[]): Options {
@@ -75,13 +77,15 @@ async function measure(node: NodeBinary, target: Target, scenario: Scenario, opt
     const before = await target.produceStats?.(statsPort);
     const rss = sampleRss(server.child.pid!);
     const cpuBefore = cpuTimeMs(server.child.pid!);
+    const machineBefore = machineCpuMs();
     const load = await drive(server.port, scenario, options.seconds, connections, firstId + 1_000_000);
+    const machine = machineUseSince(machineBefore, load.ok + load.non2xx);
     const cpuMsPer1000 = cpuMsPer1000Since(server.child.pid!, cpuBefore, load.ok + load.non2xx);
     const rssMiB = rss.stop();
     const after = await target.produceStats?.(statsPort);
     const records = after && before ? after.records - before.records : 0;
     const producePer1000 = after && before && records > 0 ? Math.round(((after.produceRequests - before.produceRequests) / records) * 1000) : undefined;
-    return { scenario: scenario.name, node: node.label, target: target.name, rssMiB, connections, cpuMsPer1000, producePer1000, ...load };
+    return { scenario: scenario.name, node: node.label, target: target.name, rssMiB, connections, cpuMsPer1000, producePer1000, machine, ...load };
   } finally {
     await server.stop();
   }
@@ -100,15 +104,15 @@ function bestOf(rounds: Row[]): Row {
 
 function table(rows: Row[]): string {
   const header =
-    '| scenario | node | target | conns | req/s | p50 ms | p99 ms | × floor | × naive | CPU ms / 1000 req | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
-  const lines = [header, '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+    '| scenario | node | target | conns | req/s | p50 ms | p99 ms | × floor | × naive | CPU ms / 1000 req | machine CPU ms / 1000 req | machine busy | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
+  const lines = [header, '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   const ratio = (row: Row, prefix: string) => {
     const base = rows.find((r) => r.scenario === row.scenario && r.node === row.node && r.target.startsWith(prefix));
     return base && base.rps > 0 ? (row.rps / base.rps).toFixed(2) : '';
   };
   for (const row of rows) {
     lines.push(
-      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.connections} | ${row.rps} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.cpuMsPer1000} | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
+      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.connections} | ${row.rps} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.cpuMsPer1000} | ${row.machine.msPer1000} | ${row.machine.busyPercent}% | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
     );
   }
   return lines.join('\n');
