@@ -104,15 +104,15 @@ function bestOf(rounds: Row[]): Row {
 
 function table(rows: Row[]): string {
   const header =
-    '| scenario | node | target | conns | req/s | p50 ms | p99 ms | × floor | × naive | CPU ms / 1000 req | machine CPU ms / 1000 req | machine busy | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
-  const lines = [header, '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+    '| scenario | node | target | conns | req/s | req/s of each round | p50 ms | p99 ms | × floor | × naive | CPU ms / 1000 req | machine CPU ms / 1000 req | machine busy | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
+  const lines = [header, '|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
   const ratio = (row: Row, prefix: string) => {
     const base = rows.find((r) => r.scenario === row.scenario && r.node === row.node && r.target.startsWith(prefix));
     return base && base.rps > 0 ? (row.rps / base.rps).toFixed(2) : '';
   };
   for (const row of rows) {
     lines.push(
-      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.connections} | ${row.rps} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.cpuMsPer1000} | ${row.machine.msPer1000} | ${row.machine.busyPercent}% | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
+      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.connections} | ${row.rps} | ${row.rounds?.map((round) => round.rps).join(', ') ?? ''} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.cpuMsPer1000} | ${row.machine.msPer1000} | ${row.machine.busyPercent}% | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
     );
   }
   return lines.join('\n');
@@ -190,7 +190,7 @@ async function main(): Promise<void> {
     '',
     `${options.seconds} s per cell after a 1 s warm-up, on loopback; 2 cores shared by the load generator, the server, Redis and the Kafka mock (librdkafka via kcat, rtt 5 ms, acks=all). ` +
       `Load generator per scenario (wrk -t1 where the requests can be built in Lua, else autocannon): ${generators.join('; ')}. ` +
-      `The goals' scenario runs ${options.rounds} rounds with the targets alternating (every other round in reverse order), and each of its rows is that target's best round (most req/s; CPU per request: the least of its rounds): one stall of the shared machine does not decide a goal.`,
+      `The goals' scenario runs ${options.rounds} rounds with the targets alternating (every other round in reverse order), and each of its rows is that target's best round (most req/s; CPU per request: the least of its rounds; every round's req/s beside it): one stall of the shared machine does not decide a goal.`,
     '',
     ...goalLines(rows, sideRows),
     table(rows),
