@@ -47,7 +47,9 @@ export const slack: Provider = {
     const clicked = text(formPayload(headers, raw), 'type');
     if (clicked) return `interactive.${clicked}`;
     const type = text(body, 'type');
-    if (type === 'event_callback') return joinKind(text(body, 'event', 'type'), text(body, 'event', 'subtype'));
+    // event.type alone (contract §10): a message's subtype (bot_message, message_changed…) stays
+    // in the body, so a filter on "message" takes every message.
+    if (type === 'event_callback') return joinKind(text(body, 'event', 'type'));
     if (type) return type;
     const payloadType = text(interaction(body), 'type');
     if (payloadType) return `interactive.${payloadType}`;

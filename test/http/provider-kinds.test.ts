@@ -47,6 +47,41 @@ describe('Slack interactivity on a trigger', () => {
   });
 });
 
+describe('Slack Events API messages on a trigger filtered by "message"', () => {
+  const t = testApp();
+  beforeAll(() => t.addTrigger('slack-messages', triggerInput({ provider: { name: 'slack', secrets: [SLACK_SECRET], events: ['message'] } })));
+  // The event_callback envelope (api.slack.com/apis/events-api#callback-field) around the
+  // bot_message example of api.slack.com/events/message/bot_message.
+  const BOT_MESSAGE = {
+    token: 'XXYYZZ',
+    team_id: 'T123ABC456',
+    api_app_id: 'A123ABC456',
+    event: { type: 'message', subtype: 'bot_message', ts: '1358877455.000010', text: 'Pushing is the answer', bot_id: 'BB12033', username: 'github', icons: {} },
+    type: 'event_callback',
+    event_id: 'Ev123ABC456',
+    event_time: 1358877455,
+  };
+
+  it('publishes a message with a subtype as kind "message" (contract §10: the kind is event.type)', async () => {
+    const body = JSON.stringify(BOT_MESSAGE);
+    const timestamp = nowSeconds();
+    const signature = `v0=${opensslHmac('sha256', SLACK_SECRET, `v0:${timestamp}:${body}`).toString('hex')}`;
+    expect(isValidSlackRequest({ signingSecret: SLACK_SECRET, body, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } })).toBe(true);
+
+    const res = await request(t.app)
+      .post(hookUrl('slack-messages'))
+      .set('Content-Type', 'application/json')
+      .set('X-Slack-Request-Timestamp', String(timestamp))
+      .set('X-Slack-Signature', signature)
+      .send(body);
+    expect(res.status).toBe(200);
+    expect(t.sink.records).toHaveLength(1);
+    const event = eventOf(t.sink.records[0]);
+    expect(event.data.provider).toMatchObject({ name: 'slack', kind: 'message', deliveryId: 'Ev123ABC456' });
+    expect(event.data.input.event.subtype).toBe('bot_message');
+  });
+});
+
 describe('a kind the catalogue does not list', () => {
   // octokit/webhooks-methods.js test/verify.test.ts: the signature covers the body only.
   const GITHUB_SECRET = 'mysecret';

@@ -41,7 +41,7 @@ describe('slack preset', () => {
   });
 
   it('reads the kinds of events, interactivity and slash commands', () => {
-    expect(slack.kind({}, { type: 'event_callback', event: { type: 'message', subtype: 'channel_join' } })).toBe('message.channel_join');
+    expect(slack.kind({}, { type: 'event_callback', event: { type: 'message', subtype: 'channel_join' } })).toBe('message');
     expect(slack.kind({}, { type: 'event_callback', event: { type: 'app_mention' } })).toBe('app_mention');
     expect(slack.kind({}, { payload: '{"type":"block_actions","trigger_id":"13345224609.738474920.8088930838d88f008e0"}' })).toBe('interactive.block_actions');
     expect(slack.kind({}, { command: '/webhook-collect', trigger_id: 'x' })).toBe('command./webhook-collect');
