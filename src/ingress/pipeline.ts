@@ -12,6 +12,7 @@ import type { IngressGate } from '../routes/ingress-gate';
  *
  * with one shift: when the body carries a signature (`checkBody`), the tenant is charged only
  * once it holds (contract §10: a forged delivery spends no quota), i.e. after "verify body".
+ * A handshake answered on the way (before the body, or once it is verified) is charged too.
  */
 export interface Admission<T> {
   /** The tenant's buckets: the route's and its workspace's. */
@@ -40,7 +41,7 @@ export async function admit<T>(gate: IngressGate, admission: Admission<T>): Prom
   const { buckets, checkHeaders, checkBody, diagnose } = admission;
   if (checkBody) {
     const early = checkHeaders ? await gate.verify(checkHeaders, diagnose && (() => diagnose())) : undefined;
-    if (early) return { reply: early };
+    if (early) return answered(gate, buckets, early);
   } else if (checkHeaders) {
     // A credential the headers prove on their own: checked and charged in one round trip.
     await gate.verifyThenCharge(checkHeaders, buckets);
@@ -53,9 +54,15 @@ export async function admit<T>(gate: IngressGate, admission: Admission<T>): Prom
   gate.note({ bytes: raw.length });
   if (checkBody) {
     const reply = await gate.verify(() => checkBody(raw), diagnose && (() => diagnose(raw)));
-    if (reply) return { reply };
+    if (reply) return answered(gate, buckets, reply);
     await gate.charge(buckets);
   }
   gate.reserveParseMemory(raw, admission.contentType);
   return { result: await admission.accept(raw) };
+}
+
+/** A handshake answered: charged like any request that passed its checks, so it carries the rate-limit headers (contract §6). */
+async function answered<T>(gate: IngressGate, buckets: Bucket[], reply: Reply): Promise<Admitted<T>> {
+  await gate.charge(buckets);
+  return { reply };
 }

@@ -13,7 +13,7 @@ import { ingressGate } from './ingress-gate';
 import { providerCatalogueRoutes } from './provider-catalogue';
 import { validateRoute } from './admin-validate';
 import { deliveriesRoutes } from './admin-deliveries';
-import { bearerToken } from './webhooks';
+import { bearerToken } from './trigger-auth';
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;

@@ -6,6 +6,7 @@ import type { SuccessOutcome } from '../outcomes/reasons';
 import { getHandshake, hasGetHandshake } from '../providers/gate';
 import type { Reply } from '../providers/provider';
 import { ingressGate } from './ingress-gate';
+import { checkToken } from './trigger-auth';
 import { registeredTrigger, triggerBuckets } from './trigger-lookup';
 
 /** The request as a provider sees it; the URL is the public one the sender called (Twilio signs it). */
@@ -25,7 +26,7 @@ export function sendReply(res: Response, reply: Reply & { outcome?: SuccessOutco
 
 /**
  * GET on a trigger path: only a provider's GET handshake is answered (contract §2.2, §10),
- * through the ingress gate: a wrong verify token (403) or a challenge the gateway will not
+ * after the trigger's own `auth` when it has one, through the ingress gate: a wrong verify token (403) or a challenge the gateway will not
  * answer (400) counts as a failed authentication, so nobody can use the handshake as an
  * oracle at will. An answered handshake is charged to the trigger's buckets and carries their
  * headers, as a channel's is (contract §6).
@@ -36,7 +37,10 @@ export async function answerGet(deps: AppDeps, req: Request, res: Response): Pro
   const stored = trigger?.deployed ? trigger.provider : undefined;
   if (!trigger || !hasGetHandshake(stored)) return sendReply(res, getHandshake(undefined, providerRequest(req, deps)));
   const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
-  const reply = await gate.verify(() => getHandshake(stored, providerRequest(req, deps)));
+  const reply = await gate.verify(() => {
+    checkToken(req, trigger);
+    return getHandshake(stored, providerRequest(req, deps));
+  });
   await gate.charge(triggerBuckets(deps.config, path, trigger));
   sendReply(res, reply);
 }

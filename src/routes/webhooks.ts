@@ -10,8 +10,8 @@ import { acceptWebhook, type WebhookAck } from '../ingest/accept-webhook';
 import { admit } from '../ingress/pipeline';
 import { openGate } from '../providers/gate';
 import { PATH_PATTERN, type StoredTrigger } from '../registry/schemas';
-import { secretMatches } from '../security';
 import { ingressGate } from './ingress-gate';
+import { checkToken } from './trigger-auth';
 import { deployedTrigger, registeredTrigger, triggerBuckets } from './trigger-lookup';
 import { answerGet, providerRequest, sendReply } from './provider-replies';
 import { streamsFiles, uploadRequest } from './upload-request';
@@ -110,18 +110,4 @@ function sendAck(res: Response, ack: WebhookAck): void {
 
 function ackNotes({ idempotencyKey, deliveryId, kind }: WebhookAck) {
   return { idempotencyKey, deliveryId, kind };
-}
-
-/** Bearer token, or the trigger's own header only when it names one. */
-function checkToken(req: Request, trigger: StoredTrigger): void {
-  if (!trigger.auth) return;
-  const presented = trigger.auth.header ? req.get(trigger.auth.header) : bearerToken(req.get('authorization'));
-  if (!secretMatches(presented, trigger.auth.tokenHash)) {
-    throw new Refusal('credentials_invalid', 'missing or invalid credentials', undefined, trigger.auth.header ? {} : { challenge: 'Bearer' });
-  }
-}
-
-export function bearerToken(header: string | undefined): string | undefined {
-  const match = header?.match(/^Bearer[ \t]+(\S+)\s*$/i);
-  return match?.[1];
 }

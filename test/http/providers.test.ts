@@ -130,6 +130,17 @@ describe('auth and provider combined (contract §10)', () => {
     const ok = await github('both')(t.app).set('Authorization', `Bearer ${TRIGGER_TOKEN}`);
     expect(ok.status).toBe(200);
   });
+
+  it('needs the token on a GET handshake too', async () => {
+    await t.addTrigger('both-meta', triggerInput({ auth: { token: TRIGGER_TOKEN }, provider: { name: 'meta', secrets: ['meta-app-secret'], options: { verifyToken: 'verify-me' } } }));
+    const handshake = `${hookUrl('both-meta')}?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444`;
+    const refused = await request(t.app).get(handshake);
+    expectError(refused, 'UNAUTHORIZED');
+    expect(refused.text).not.toContain('1158201444');
+    const answered = await request(t.app).get(handshake).set('Authorization', `Bearer ${TRIGGER_TOKEN}`);
+    expect(answered.status).toBe(200);
+    expect(answered.text).toBe('1158201444');
+  });
 });
 
 describe('a Stripe trigger signed by stripe-node', () => {
@@ -172,6 +183,9 @@ describe('a Slack trigger', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P' });
     expect(t.sink.records).toHaveLength(0);
+    // Charged like any answered request of the route (contract §6).
+    expect(res.headers['x-ratelimit-limit']).toBe('600');
+    expect(res.headers['x-ratelimit-remaining']).toBeDefined();
   });
 
   it('refuses an unsigned url_verification', async () => {
@@ -274,6 +288,7 @@ describe('handshakes (contract §10)', () => {
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.text).toBe('Validation: Testing client application reachability');
     expect(t.sink.records).toHaveLength(0);
+    expect(res.headers['x-ratelimit-limit']).toBe('600');
   });
 
   it('Zoom endpoint.url_validation (signed): plainToken and encryptedToken', async () => {
@@ -285,6 +300,7 @@ describe('handshakes (contract §10)', () => {
     // openssl: printf %s qgg8vlvZRS6UYooatFL8Aw | openssl dgst -sha256 -hmac zoom-secret-token
     expect(res.body).toEqual({ plainToken: 'qgg8vlvZRS6UYooatFL8Aw', encryptedToken: 'd9e0d764a78494688ba3f2d5c0ed4ca311394b4834d959759213424d2df961e3' });
     expect(t.sink.records).toHaveLength(0);
+    expect(res.headers['x-ratelimit-limit']).toBe('600');
   });
 });
 
