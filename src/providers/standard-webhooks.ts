@@ -5,14 +5,14 @@ import { fromBase64, header, hmac, matchAny, refused, timestampProblem, unixSeco
 
 const SECRET_PREFIX = 'whsec_';
 
-/** `webhook-*` (the spec) or `svix-*` (Svix, which wraps the spec): whichever the sender uses. */
+/**
+ * Each of the three headers as Svix's SDK reads them: `svix-*` where present, else the spec's
+ * `webhook-*` (Svix's `Webhook.verify` maps them so, then verifies as the spec's SDK does). A
+ * sender following the spec alone sends `webhook-*` only, and is read as its SDK reads it.
+ */
 function signedHeaders(headers: IncomingHttpHeaders) {
-  const family = header(headers, 'webhook-signature') !== undefined ? 'webhook' : 'svix';
-  return {
-    id: header(headers, `${family}-id`),
-    timestamp: header(headers, `${family}-timestamp`),
-    signature: header(headers, `${family}-signature`),
-  };
+  const either = (name: string) => header(headers, `svix-${name}`) ?? header(headers, `webhook-${name}`);
+  return { id: either('id'), timestamp: either('timestamp'), signature: either('signature') };
 }
 
 /** The key is the base64-decoded part after `whsec_` (unlike Stripe, which uses the whole string). */
@@ -45,7 +45,7 @@ export const standardWebhooks: Provider = {
   name: 'standard-webhooks',
   title: 'Standard Webhooks (Svix and every sender following the spec)',
   verifies: 'webhook-signature (or svix-signature): space-separated v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{raw body}">, key = base64-decoded secret after whsec_; webhook-timestamp within toleranceSeconds both ways',
-  deliveryIdSource: 'header webhook-id (or svix-id) of the header family whose signature verified',
+  deliveryIdSource: 'header svix-id, else webhook-id: the id the verified signature covers',
   deliveryIdFrom: 'signed',
   signsTimestamp: true,
   signatureHeaders: () => ['webhook-signature', 'svix-signature'],
@@ -60,6 +60,6 @@ export const standardWebhooks: Provider = {
     );
   },
   kind: (_headers, body) => joinKind(text(body, 'type')),
-  // The id the signature covers: a `webhook-id` beside verified `svix-*` headers is not it.
+  // The id the signature covers: a `webhook-id` beside a verified `svix-id` is not it.
   deliveryId: (headers) => signedHeaders(headers).id,
 };

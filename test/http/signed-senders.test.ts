@@ -139,6 +139,22 @@ describe('ids come from verified material only (contract §5)', () => {
     expect(t.sink.records).toHaveLength(before);
   });
 
+  it('Standard Webhooks: verified svix-* headers pass whatever webhook-* headers stand beside them, as svix verifies them', async () => {
+    const payload = JSON.stringify({ type: 'invoice.paid', data: { id: 'inv_2' } });
+    const at = new Date();
+    const signature = new SvixWebhook(SVIX_SECRET).sign('msg_svix_2', at, payload);
+    const headers = {
+      'svix-id': 'msg_svix_2',
+      'svix-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'svix-signature': signature,
+      'webhook-signature': 'v1,AAAA',
+    };
+    expect(() => new SvixWebhook(SVIX_SECRET).verify(payload, headers)).not.toThrow();
+    const res = await request(t.app).post(hookUrl('svix')).set('Content-Type', 'application/json').set(headers).send(payload);
+    expect(res.status).toBe(200);
+    expect(eventOf(t.sink.records.at(-1)!).data.provider.deliveryId).toBe('msg_svix_2');
+  });
+
   it('GitHub: a signed body sent again under a new X-GitHub-Delivery is a replay of the first', async () => {
     const push = githubExamples.find((entry) => entry.name === 'push')!.examples[0];
     const body = JSON.stringify(push);
