@@ -235,6 +235,25 @@ describe('Meta on a trigger and on a WhatsApp channel', () => {
   });
 });
 
+describe('Meta: one body limit on both routes', () => {
+  // A trigger's limit is 1,024 bytes here; the WhatsApp channel's stays at WHATSAPP_MAX_BODY_BYTES.
+  const t = testApp({ MAX_BODY_BYTES: '1024' });
+  beforeAll(async () => {
+    await t.addTrigger('sender', triggerInput({ provider: { name: 'meta', secrets: [APP_SECRET], options: { verifyToken: VERIFY_TOKEN } } }));
+    await t.addChannel('ch_sender', { provider: 'whatsapp', workspaceId: 'ws-1', inboxId: 'in-1', phoneNumberId: '106540352242922', verifyToken: VERIFY_TOKEN, appSecret: APP_SECRET });
+  });
+
+  it.each([
+    ['trigger', routes.trigger],
+    ['channel', routes.channel.replace('PROVIDER', 'whatsapp')],
+  ])('accepts on the %s route a signed WhatsApp batch larger than MAX_BODY_BYTES', async (_route, path) => {
+    const raw = fixture('whatsapp', 'batch.json');
+    expect(Buffer.byteLength(raw)).toBeGreaterThan(1024);
+    const res = await request(t.app).post(path).set('Content-Type', 'application/json').set('X-Hub-Signature-256', signWhatsAppBody(raw, APP_SECRET)).send(raw);
+    expect(res.status).toBe(200);
+  });
+});
+
 describe('Telegram on a trigger and on a channel', () => {
   const SECRET_TOKEN = 'telegram-secret-one-sender';
   const t = testApp();
