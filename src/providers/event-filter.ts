@@ -9,6 +9,8 @@
  */
 export interface EventFilter {
   includes(kind: string): boolean;
+  /** An include glob names the kind (and no `!` glob excludes it): `includes` without the "no include glob: every kind" rule. */
+  lists(kind: string): boolean;
 }
 
 /** Longest kind a delivery may carry (contract §10): longer ones are refused 400 `kind_too_long`. */
@@ -66,8 +68,10 @@ export function eventFilter(globs: readonly string[]): EventFilter {
   if (cached) return cached;
   const include = globs.filter((glob) => !glob.startsWith('!')).map(compileGlob);
   const exclude = globs.filter((glob) => glob.startsWith('!')).map((glob) => compileGlob(glob.slice(1)));
+  const excluded = (kind: string) => exclude.some((glob) => glob.test(kind));
   const filter: EventFilter = {
-    includes: (kind) => (include.length === 0 || include.some((glob) => glob.test(kind))) && !exclude.some((glob) => glob.test(kind)),
+    includes: (kind) => (include.length === 0 || include.some((glob) => glob.test(kind))) && !excluded(kind),
+    lists: (kind) => include.some((glob) => glob.test(kind)) && !excluded(kind),
   };
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(key, filter);

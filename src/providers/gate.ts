@@ -157,10 +157,17 @@ export class ProviderGate {
     return kind;
   }
 
+  /** `events` lets the kind through: absent lets every kind but a ping through, and a ping only when a glob lists it. */
+  private wanted(kind: string): boolean {
+    const filter = this.stored.events && eventFilter(this.stored.events);
+    if (this.provider.pings?.includes(kind)) return filter ? filter.lists(kind) : false;
+    return filter ? filter.includes(kind) : true;
+  }
+
   /** After parsing: the kind, whether `events` lets it through, and what is published. */
   classify(headers: IncomingHttpHeaders, body: unknown): Classified {
     const kind = this.kindOf(headers, body);
-    if (this.stored.events && !eventFilter(this.stored.events).includes(kind)) {
+    if (!this.wanted(kind)) {
       this.metrics.providerEventsIgnored.inc({ provider: this.provider.name });
       return { ignored: true, kind };
     }

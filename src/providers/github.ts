@@ -24,4 +24,5 @@ export const github: Provider = {
   verify: scheme.verify,
   kind: (headers: IncomingHttpHeaders, body) => joinKind(header(headers, 'x-github-event'), text(payloadOf(body), 'action')),
   deliveryId: (headers) => header(headers, 'x-github-delivery'),
+  pings: ['ping'],
 };

@@ -12,4 +12,5 @@ export const intercom: Provider = {
   ...rawBodyHmac({ header: 'x-hub-signature', algorithm: 'sha1', encoding: 'hex', prefix: 'sha1=' }),
   kind: (_headers, body) => joinKind(text(body, 'topic')),
   deliveryId: (_headers, body) => text(body, 'id'),
+  pings: ['ping'],
 };

@@ -124,6 +124,12 @@ export interface Provider {
   handshake?: Handshake;
   /** One of the kinds its kinds file lists (contract §10); `raw` is the verified body as received. */
   kind(headers: IncomingHttpHeaders, body: unknown, raw?: Buffer): string;
+  /**
+   * Kinds that only test the URL (GitHub's and Intercom's `ping`): answered 2xx like any
+   * delivery, and published only when an `events` glob lists them (contract §10), not merely
+   * because `events` is absent.
+   */
+  pings?: readonly string[];
   /** Removes, in place, a secret the sender puts inside the body (Graph's clientState), once it is checked: never published. */
   stripSecrets?(body: unknown): void;
   deliveryId(headers: IncomingHttpHeaders, body: unknown): string | undefined;

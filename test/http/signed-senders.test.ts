@@ -204,13 +204,13 @@ describe('a body claim the store refuses', () => {
   beforeAll(() => t.addTrigger('gh', triggerInput({ provider: { name: 'github', secrets: [GITHUB_SECRET] } })));
 
   it('gives the id back, so the sender\'s retry goes through', async () => {
-    const body = JSON.stringify(githubExamples.find((entry) => entry.name === 'ping')!.examples[0]);
+    const body = JSON.stringify(githubExamples.find((entry) => entry.name === 'push')!.examples[0]);
     const signature = await signGitHub(GITHUB_SECRET, body);
     const post = () =>
       request(t.app)
         .post(hookUrl('gh'))
         .set('Content-Type', 'application/json')
-        .set({ 'X-GitHub-Event': 'ping', 'X-GitHub-Delivery': 'guid-store', 'X-Hub-Signature-256': signature })
+        .set({ 'X-GitHub-Event': 'push', 'X-GitHub-Delivery': 'guid-store', 'X-Hub-Signature-256': signature })
         .send(body);
     const store = t.deps.idempotency;
     const realClaim = store.claim.bind(store);
@@ -344,5 +344,71 @@ describe('GitLab: Idempotency-Key is its own delivery id, backed by the body cla
     const replay = await post('00000000-0000-4000-8000-000000000000');
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(t.sink.records).toHaveLength(1);
+  });
+});
+
+describe('provider pings (contract §10: answered 2xx, published only when listed)', () => {
+  const t = testApp();
+  const INTERCOM_SECRET = 'intercom-client-secret';
+  beforeAll(async () => {
+    await t.addTrigger('gh-all', triggerInput({ provider: { name: 'github', secrets: [GITHUB_SECRET] } }));
+    await t.addTrigger('gh-push', triggerInput({ provider: { name: 'github', secrets: [GITHUB_SECRET], events: ['push'] } }));
+    await t.addTrigger('gh-ping', triggerInput({ provider: { name: 'github', secrets: [GITHUB_SECRET], events: ['push', 'ping'] } }));
+    await t.addTrigger('intercom-all', triggerInput({ provider: { name: 'intercom', secrets: [INTERCOM_SECRET] } }));
+  });
+  const ping = JSON.stringify(githubExamples.find((entry) => entry.name === 'ping')!.examples[0]);
+  const githubPing = async (path: string, delivery: string) =>
+    request(t.app)
+      .post(hookUrl(path))
+      .set('Content-Type', 'application/json')
+      .set({ 'X-GitHub-Event': 'ping', 'X-GitHub-Delivery': delivery, 'X-Hub-Signature-256': await signGitHub(GITHUB_SECRET, ping) })
+      .send(ping);
+
+  it.each([
+    ['without events', 'gh-all'],
+    ['whose events do not name it', 'gh-push'],
+  ])('a GitHub ping on a trigger %s: 200 "Webhook event ignored", nothing published', async (_case, path) => {
+    const before = t.sink.records.length;
+    const res = await githubPing(path, `guid-ping-${path}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ message: 'Webhook event ignored', kind: 'ping' });
+    expect(t.sink.records).toHaveLength(before);
+  });
+
+  it('a GitHub ping on a trigger whose events list it: published', async () => {
+    const before = t.sink.records.length;
+    const res = await githubPing('gh-ping', 'guid-ping-listed');
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe('Webhook processed');
+    expect(t.sink.records).toHaveLength(before + 1);
+    expect(JSON.parse(t.sink.records.at(-1)!.value).data.provider).toMatchObject({ name: 'github', kind: 'ping', deliveryId: 'guid-ping-listed' });
+  });
+
+  it('an Intercom ping on a trigger without events: 200, nothing published', async () => {
+    // The ping notification of Intercom's webhook docs (topic "ping"), signed as Intercom
+    // documents: X-Hub-Signature = sha1= + hex HMAC-SHA1 of the raw body with the client secret.
+    const body = JSON.stringify({
+      type: 'notification_event',
+      app_id: 'r6ntl2cs',
+      data: { type: 'notification_event_data', item: { type: 'ping', message: 'something something interzen' } },
+      links: {},
+      id: null,
+      topic: 'ping',
+      delivery_status: null,
+      delivery_attempts: 1,
+      delivered_at: 0,
+      first_sent_at: 1509460986,
+      created_at: 1509460986,
+      self: null,
+    });
+    const before = t.sink.records.length;
+    const res = await request(t.app)
+      .post(hookUrl('intercom-all'))
+      .set('Content-Type', 'application/json')
+      .set('X-Hub-Signature', `sha1=${opensslHmac('sha1', INTERCOM_SECRET, body).toString('hex')}`)
+      .send(body);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ message: 'Webhook event ignored', kind: 'ping' });
+    expect(t.sink.records).toHaveLength(before);
   });
 });

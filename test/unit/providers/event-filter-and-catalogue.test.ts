@@ -20,6 +20,14 @@ describe('events globs', () => {
     expect(eventFilter(['!ping']).includes('ping')).toBe(false);
   });
 
+  it('lists a kind only when a positive glob names it (how a ping is let through)', () => {
+    expect(eventFilter(['!push']).lists('ping')).toBe(false);
+    expect(eventFilter(['push']).lists('ping')).toBe(false);
+    expect(eventFilter(['push', 'ping']).lists('ping')).toBe(true);
+    expect(eventFilter(['*', '!ping']).lists('ping')).toBe(false);
+    expect(eventFilter(['*']).lists('ping')).toBe(true);
+  });
+
   it('keeps the glob semantics at the edges: "**" crosses dots, "*" does not, runs of stars are one', () => {
     expect(compileGlob('**').test('a.b.c')).toBe(true);
     expect(compileGlob('a.**.z').test('a.b.c.z')).toBe(true);
