@@ -143,6 +143,16 @@ describe('files by reference: the built gateway with S3_BUCKET', () => {
     expect(metrics).toMatch(/igw_file_store_upload_seconds_count 1\b/);
   });
 
+  it('an empty multipart body is {} as without a file store (contract §2.4), with or without a boundary', async () => {
+    for (const contentType of ['multipart/form-data; boundary=XX', 'multipart/form-data']) {
+      const res = await fetch(url(main), { method: 'POST', headers: { 'Content-Type': contentType }, body: '' });
+      expect(res.status).toBe(200);
+      const { eventId } = (await res.json()) as { eventId: string };
+      await until(() => events(main.eventsFile).some((event) => event.id === eventId), `event ${eventId}`);
+      expect(events(main.eventsFile).find((event) => event.id === eventId).data.input).toEqual({});
+    }
+  });
+
   it('six concurrent 30 MB uploads from one client all succeed under the default body budget, peak RSS under 300 MiB', async () => {
     // Issue 22, item 2: the default MAX_INFLIGHT_BODY_BYTES (32 MiB) and share (50 %). Each upload
     // holds only its part buffers, counted as they fill and given back as they are sent: the
