@@ -13,7 +13,16 @@ export interface ErrorBody {
 }
 
 export function renderRefusal(refusal: Refusal): RenderedRefusal {
-  return { status: refusal.status, headers: refusalHeaders(refusal), body: errorBody(refusal) };
+  const headers = refusalHeaders(refusal);
+  return { status: refusal.status, headers, body: withRetryAt(errorBody(refusal), refusal.status, headers['Retry-After']) };
+}
+
+/** Every 429 says when to come back twice: `Retry-After` in seconds and `details.retryAfter` as a time (contract §6). */
+function withRetryAt(body: ErrorBody, status: number, retryAfter: string | undefined): ErrorBody {
+  const details = body.error.details;
+  if (status !== 429 || retryAfter === undefined || Array.isArray(details) || details?.retryAfter !== undefined) return body;
+  const at = new Date(Date.now() + Number(retryAfter) * 1000).toISOString();
+  return { error: { ...body.error, details: { ...details, retryAfter: at } } };
 }
 
 /**

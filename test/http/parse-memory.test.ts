@@ -29,8 +29,14 @@ describe('the memory that parsing JSON takes is counted in the body budget (issu
     expect(expectError(second, 'SERVICE_UNAVAILABLE').details.reason).toBe('busy');
     expect(second.headers['retry-after']).toBeDefined();
     // The same client: its own share is spent.
+    const sentAt = Date.now();
     const again = await post('second', '192.0.2.1');
-    expect(expectError(again, 'RATE_LIMITED').details.reason).toBe('body_share_exceeded');
+    const shareSpent = expectError(again, 'RATE_LIMITED').details;
+    expect(shareSpent.reason).toBe('body_share_exceeded');
+    // Contract §6: every 429 carries both Retry-After (seconds) and details.retryAfter (a time).
+    expect(Number(again.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Date.parse(shareSpent.retryAfter)).toBeGreaterThanOrEqual(sentAt + Number(again.headers['retry-after']) * 1000);
+    expect(shareSpent.retryAfter).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
     t.sink.mode = 'ack';
     t.sink.giveUpHungWrites();
