@@ -6,8 +6,13 @@ import type { Response } from 'express';
  * routes answer every request with it, and that machinery was a tenth of a request's CPU.
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body) ?? '';
   res.statusCode = status;
+  if (status === 204 || status === 205) {
+    // No content by definition (RFC 9110 §15.3.5, §15.3.6): a trigger's configured body is not sent.
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body) ?? '';
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);

@@ -189,6 +189,15 @@ describe('the published trigger event (contract §4)', () => {
     expect(nullRes.text).toBe('null');
     expect(nullRes.headers['x-event-id']).toBeTruthy();
   });
+
+  it('answers a custom 204 with no content at all: no body, no Content-Length, still X-Event-Id', async () => {
+    await t.addTrigger('custom-204', triggerInput({ response: { status: 204, body: { ignored: true } } }));
+    const res = await request(t.app).post(hookUrl('custom-204')).send({ a: 1 });
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect(res.headers['content-length']).toBeUndefined();
+    expect(res.headers['x-event-id']).toBe(t.sink.events().at(-1)!.id);
+  });
 });
 
 describe('sink failures: 503, nothing remembered (contract §2.8)', () => {
