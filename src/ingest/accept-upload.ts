@@ -7,7 +7,7 @@ import { RequestUploads } from '../files/request-uploads';
 import { Refusal } from '../outcomes/refusal';
 import type { StoredTrigger } from '../registry/schemas';
 import type { EventTrace } from '../tracing/w3c';
-import { answerEarlierClaim, publishTriggerEvent, type HeldKey, type WebhookAck } from './accept-webhook';
+import { answerEarlierClaim, publishTriggerEvent, type DeliveryFacts, type HeldKey, type WebhookAck } from './accept-webhook';
 import { identityContentType, multipartIdentity } from './body-identity';
 import { applyInputFormat } from './coerce';
 import { checkInputSchema } from './input-schema';
@@ -34,6 +34,8 @@ export interface UploadRequest {
   trace?: EventTrace;
   /** The request's share of the body budget: its text parts and inline files, and its uploads' part buffers. */
   memory: BodyLease;
+  /** Told the key as soon as it is known (the delivery log's `idempotencyKey`, on a 409 or 503 too). */
+  note?: (facts: DeliveryFacts) => void;
 }
 
 /**
@@ -83,6 +85,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
     applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
     checkInputSchema(parsed.input, trigger.schema);
     const key = early?.key ?? bodyKey(req, streamed, query, contentType);
+    req.note?.({ idempotencyKey: key.value });
     if (early) {
       held = { ...early, bodyHash: streamed.bodyHash };
     } else {
@@ -132,6 +135,7 @@ type EarlyClaim = HeldKey & { key: IdempotencyKey };
 async function claimHeaderKey(deps: IngestDeps, req: UploadRequest): Promise<EarlyClaim | { ack: WebhookAck } | undefined> {
   const key = headerIdempotencyKey(req.headers);
   if (!key) return undefined;
+  req.note?.({ idempotencyKey: key.value });
   const storeKey = triggerStoreKey(req.trigger, req.path, key);
   // The body may take up to REQUEST_TIMEOUT_MS to arrive; the claim must outlast it.
   const leaseMs = deps.config.REQUEST_TIMEOUT_MS + deps.config.PUBLISH_TIMEOUT_MS + 10_000;

@@ -35,6 +35,15 @@ export interface WebhookRequest {
   provider?: Pick<ProviderGate, 'checkBodyType' | 'classify'>;
   /** W3C trace context the event carries (CloudEvents distributed-tracing extension). */
   trace?: EventTrace;
+  /** Told the key as soon as it is known, so the delivery log shows it on a 409 or 503 too (contract §13). */
+  note?: (facts: DeliveryFacts) => void;
+}
+
+/** For the delivery log (contract §13): the key a delivery is claimed under, and a provider's id and kind. */
+export interface DeliveryFacts {
+  idempotencyKey: string;
+  deliveryId?: string;
+  kind?: string;
 }
 
 export interface WebhookAck {
@@ -79,6 +88,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
   const key = delivery
     ? providerIdempotencyKey(delivery.deliveryId, parsed.value, keyField, fingerprint)
     : resolveIdempotencyKey(req.headers, parsed.value, keyField, fingerprint);
+  req.note?.(logFacts(key, delivery));
   const storeKey = triggerStoreKey(trigger, path, key);
   const bodyKey = delivery?.claimsBody ? bodyStoreKey(trigger, path, delivery.published.kind, bodyHash) : undefined;
   const claims = await claimDelivery(deps, storeKey, bodyKey, bodyHash);
@@ -195,7 +205,7 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
   return { ...ack, replayed: false, ...logFacts(key, delivery) };
 }
 
-function logFacts(key: IdempotencyKey, delivery: TriggerEventParts['delivery']) {
+function logFacts(key: IdempotencyKey, delivery: TriggerEventParts['delivery']): DeliveryFacts {
   return { idempotencyKey: key.value, ...(delivery && { deliveryId: delivery.deliveryId, kind: delivery.published.kind }) };
 }
 

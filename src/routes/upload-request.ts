@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import { contextOf } from '../http/context';
+import { noteDelivery } from '../http/delivery-notes';
 import type { FileStore } from '../files/file-store';
 import { classifyContentType } from '../ingest/content-type';
 import type { UploadRequest } from '../ingest/accept-upload';
@@ -31,5 +32,6 @@ export function uploadRequest(req: Request, res: Response, path: string, trigger
     body: req,
     memory: gate.bodyLease(),
     trace: contextOf(res).trace,
+    note: (facts) => noteDelivery(res, facts),
   };
 }

@@ -87,6 +87,7 @@ function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise
           raw,
           provider,
           trace: contextOf(res).trace,
+          note: (facts) => noteDelivery(res, facts),
         }),
     });
     if ('reply' in admitted) return sendReply(res, admitted.reply);

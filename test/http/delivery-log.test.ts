@@ -70,6 +70,14 @@ describe('the delivery log (contract §13)', () => {
     expect(all.data.map((e) => e.requestId)).toEqual([limited, invalid, unauthorized, duplicate, accepted].map(id));
   });
 
+  it('shows the key on a 409 too: a key reused with another body (contract §13: the key it was claimed under)', async () => {
+    await t.addTrigger('reuse', triggerInput());
+    const first = await request(t.app).post(hookUrl('reuse')).set('Idempotency-Key', 'key-reused').send({ n: 1 });
+    const reused = await request(t.app).post(hookUrl('reuse')).set('Idempotency-Key', 'key-reused').send({ n: 2 });
+    expect([first.status, reused.status]).toEqual([200, 409]);
+    expect(await entryOf(t, 'reuse', reused.headers['x-request-id'])).toMatchObject({ status: 409, reason: 'key_reused', idempotencyKey: 'key-reused' });
+  });
+
   it('logs a method the route refuses (405) on a registered trigger and channel, with the same answer as for an unknown one', async () => {
     await t.addTrigger('put-me', triggerInput());
     await t.addChannel('put-ch', { provider: 'telegram', workspaceId: 'ws-1', inboxId: 'in-1', secretToken: 'telegram-secret-405' });
