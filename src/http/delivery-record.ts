@@ -5,6 +5,7 @@ import { contextOf } from './context';
 import { whenClosed } from './response-done';
 
 const entryTime = isoFormatter();
+const CLIENT_CLOSED_REQUEST = 499;
 
 /**
  * When a request to a registered trigger or channel ends (answered, refused or cut off), its
@@ -16,7 +17,8 @@ export function recordDeliveryWhenDone(log: DeliveryLog, req: Request, res: Resp
   whenClosed(res, () => {
     const { target, diagnostics, bytes, idempotencyKey, deliveryId, kind } = facts.delivery;
     if (!target) return;
-    const status = res.statusCode;
+    // A sender gone before any answer got no status: 499 (nginx's "client closed request").
+    const status = res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST;
     // Built by assignment in the contract's key order: no temporary object per optional field.
     const entry = {
       at: entryTime(Date.now()),

@@ -80,6 +80,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
       {
         put: (n, filename, body, mime) => uploads.put(fileKey(folder, n, filename), body, mime),
       },
+      (bytes) => req.note?.({ bytes }),
     );
     const parsed = { input: streamed.fields, value: streamed.fields };
     applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);

@@ -41,7 +41,8 @@ export interface WebhookRequest {
 
 /** For the delivery log (contract §13): the key a delivery is claimed under, and a provider's id and kind. */
 export interface DeliveryFacts {
-  idempotencyKey: string;
+  idempotencyKey?: string;
+  bytes?: number;
   deliveryId?: string;
   kind?: string;
 }

@@ -19,6 +19,8 @@ export interface BodyRules {
   minRate: MinRate;
   /** 408 `request_timeout` when the body has not ended within this long (REQUEST_TIMEOUT_MS). */
   timeoutMs: number;
+  /** Told how many bytes were read once reading stops, whether the body ended or was refused (the delivery log's `bytes`). */
+  counted?: (bytes: number) => void;
 }
 
 /**
@@ -66,6 +68,7 @@ export function readRawBody(req: IncomingMessage, rules: BodyRules): Promise<Buf
     // The handlers are guarded: what they throw (a bug) fails this request, never the process.
     const refuse = (error: unknown) => {
       cleanup();
+      rules.counted?.(size);
       chunks.length = 0;
       lease.release();
       reject(error);
@@ -79,6 +82,7 @@ export function readRawBody(req: IncomingMessage, rules: BodyRules): Promise<Buf
     });
     const onEnd = guarded(refuse, () => {
       cleanup();
+      rules.counted?.(size);
       resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
     });
     const onError = () => refuse(new Refusal('body_unreadable', 'the request body could not be read'));
@@ -98,8 +102,9 @@ function arrivedWhole(req: IncomingMessage, declared: number): boolean {
   return declared > 0 && req.readableLength === declared && req.readableFlowing === null && !req.readableEnded && !req.destroyed;
 }
 
-function readArrived(req: IncomingMessage, { limit, lease }: BodyRules): Promise<Buffer> {
+function readArrived(req: IncomingMessage, { limit, lease, counted }: BodyRules): Promise<Buffer> {
   const size = req.readableLength;
+  counted?.(size);
   if (size > limit) return Promise.reject(tooLarge(limit));
   const refusal = lease.take(size);
   if (refusal) {

@@ -62,6 +62,8 @@ export function streamMultipart(
   limits: StreamingLimits,
   memory: MemoryShare,
   files: FileDestination,
+  /** Told how many body bytes were read once reading stops, ended or refused (the delivery log's `bytes`). */
+  counted?: (bytes: number) => void,
 ): Promise<StreamedMultipart> {
   return new Promise((resolve, reject) => {
     const parser = multipartParser(contentType, limits); // a throw here rejects the promise
@@ -78,6 +80,7 @@ export function streamMultipart(
     const fail = (error: unknown) => {
       if (failed || settled) return;
       failed = true;
+      counted?.(bodyBytes);
       body.off('data', onBodyData);
       body.pause(); // what still comes is dropped by the error handler's lingering close
       reject(error);
@@ -90,7 +93,9 @@ export function streamMultipart(
       if (!parser.write(chunk)) body.pause();
     });
     const onBodyEnd = guarded(fail, () => {
-      if (!failed) parser.end();
+      if (failed) return;
+      counted?.(bodyBytes);
+      parser.end();
     });
     const onBodyError = () => fail(new Refusal('body_unreadable', 'the request body could not be read'));
     const tooLarge = (reason: Reason, what: string, limit: number) =>

@@ -51,7 +51,6 @@ export async function admit<T>(gate: IngressGate, admission: Admission<T>): Prom
   if (admission.acceptStream) return { result: await admission.acceptStream() };
 
   const raw = await gate.readBody(admission.bodyLimit);
-  gate.note({ bytes: raw.length });
   if (checkBody) {
     const reply = await gate.verify(() => checkBody(raw), diagnose && (() => diagnose(raw)));
     if (reply) return answered(gate, buckets, reply);

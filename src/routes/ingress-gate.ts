@@ -120,7 +120,13 @@ export class IngressGate {
   /** The raw body: at most `limit` bytes, held under this route's, workspace's and client's share of the budget. */
   readBody(limit: number): Promise<Buffer> {
     const { config } = this.deps;
-    return readRawBody(this.req, { limit, lease: this.bodyLease(), minRate: config.BODY_MIN_RATE, timeoutMs: config.REQUEST_TIMEOUT_MS });
+    return readRawBody(this.req, {
+      limit,
+      lease: this.bodyLease(),
+      minRate: config.BODY_MIN_RATE,
+      timeoutMs: config.REQUEST_TIMEOUT_MS,
+      counted: (bytes) => this.note({ bytes }),
+    });
   }
 
   /** This request's share of the body budget (for a body read as a stream), given back when the response is done. */

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import request from 'supertest';
 import { ADMIN_TOKEN, testApp } from '../helpers/app';
@@ -76,6 +79,25 @@ describe('the delivery log (contract §13)', () => {
     const reused = await request(t.app).post(hookUrl('reuse')).set('Idempotency-Key', 'key-reused').send({ n: 2 });
     expect([first.status, reused.status]).toEqual([200, 409]);
     expect(await entryOf(t, 'reuse', reused.headers['x-request-id'])).toMatchObject({ status: 409, reason: 'key_reused', idempotencyKey: 'key-reused' });
+  });
+
+  it('logs a sender that hangs up mid-body as aborted: status 499, the bytes that arrived', async () => {
+    await t.addTrigger('hangup', triggerInput());
+    const server = createServer(t.app).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(`POST ${hookUrl('hangup')} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"n":1`);
+      // The gateway is reading the body once the first 6 bytes are in; then the sender goes.
+      await waitUntil(async () => (await deliveries(t, 'hangup')).data.length > 0 || t.deps.bodyBudget.inUse > 0, 'the body being read');
+      socket.destroy();
+      let entry: Record<string, any> | undefined;
+      await waitUntil(async () => (entry = (await deliveries(t, 'hangup')).data[0]) !== undefined, 'the aborted entry');
+      expect(entry).toMatchObject({ status: 499, outcome: 'aborted', bytes: 6 });
+    } finally {
+      server.close();
+    }
   });
 
   it('logs a method the route refuses (405) on a registered trigger and channel, with the same answer as for an unknown one', async () => {

@@ -15,6 +15,7 @@ import { tempDir, writeJson } from '../helpers/tmp';
 jest.setTimeout(180_000);
 
 const MB = 1_000_000;
+const ADMIN = 'admin-token-s3-uploads';
 const MiB = 1024 * 1024;
 const FIFTY_MB = 50 * MB;
 let bucketSeq = 0;
@@ -59,6 +60,7 @@ async function setup(env: Record<string, string> = {}, endpoint = s3.endpoint, p
     S3_ENDPOINT: endpoint,
     S3_FORCE_PATH_STYLE: 'true',
     S3_PREFIX: 'in/',
+    ADMIN_TOKEN: ADMIN,
     MAX_FILE_BYTES: String(64 * MiB),
     MAX_INFLIGHT_BODY_BYTES: String(256 * MiB),
     // Ten 50 MB uploads into moto on a busy machine take a while (read where the request timeout is a setting).
@@ -141,6 +143,15 @@ describe('files by reference: the built gateway with S3_BUCKET', () => {
     expect(metrics).toContain(`igw_file_store_bytes_total ${FIFTY_MB}`);
     expect(metrics).toContain('igw_file_store_objects_total{op="stored"} 1');
     expect(metrics).toMatch(/igw_file_store_upload_seconds_count 1\b/);
+
+    // The delivery log counts the streamed body's bytes (contract §13), headers and parts included.
+    let entry: { bytes: number } | undefined;
+    await until(async () => {
+      const page = await (await fetch(`${main.gateway.adminUrl}/admin/triggers/uploads/deliveries`, { headers: { Authorization: `Bearer ${ADMIN}` } })).json();
+      entry = page.data?.find((e: { eventId?: string }) => e.eventId === eventId);
+      return entry !== undefined;
+    }, 'the delivery log entry');
+    expect(entry!.bytes).toBeGreaterThan(FIFTY_MB + small.length);
   });
 
   it('an empty multipart body is {} as without a file store (contract §2.4), with or without a boundary', async () => {
