@@ -4,7 +4,8 @@ import { Refusal } from '../outcomes/refusal';
 import type { Reason } from '../outcomes/reasons';
 import { sha256Hex } from '../security';
 import { classifyContentType } from './content-type';
-import { multipartParser, type MultipartLimits } from './multipart';
+import { multipartReader, partWithoutFormData, type MultipartLimits } from './multipart';
+import { guarded } from './guard';
 import type { ParsedBody } from './parse-body';
 
 /**
@@ -53,46 +54,55 @@ export function bodyIdentity(raw: Buffer, parsed: Pick<ParsedBody, 'multipartIde
  */
 export function multipartIdentity(body: Readable, contentType: string, limits: MultipartLimits & { maxBodyBytes: number }): Promise<string> {
   return new Promise((resolve, reject) => {
-    const parser = multipartParser(contentType, limits); // a throw here rejects the promise
+    const reader = multipartReader(contentType, limits); // a throw here rejects the promise
+    const { parser } = reader;
     const identity = new MultipartIdentity();
     const pending: Promise<void>[] = [];
     let size = 0;
     let failed = false;
-    const fail = (error: Refusal) => {
+    // Every handler below is guarded: what it throws fails this request, never the process.
+    const fail = (error: unknown) => {
       if (failed) return;
       failed = true;
-      body.unpipe(parser);
-      body.resume();
+      body.off('data', onData);
+      body.resume(); // what still comes is dropped
       reject(error);
     };
     const malformed = (error: Error) => fail(new Refusal('invalid_multipart', 'malformed multipart body', { problem: error.message }));
     const tooLarge = (what: string, max: number, reason: Reason = 'body_too_large') =>
       fail(new Refusal(reason, `${what} exceeds the limit`, { limit: what, max }));
 
-    body.on('data', (chunk: Buffer) => {
+    // Fed by hand, not piped: what busboy throws while it takes a chunk fails the request.
+    const onData = guarded(fail, (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limits.maxBodyBytes) tooLarge('the body', limits.maxBodyBytes);
+      if (size > limits.maxBodyBytes) return tooLarge('the body', limits.maxBodyBytes);
+      if (!reader.write(chunk)) body.pause();
     });
+    body.on('data', onData);
+    body.on('end', guarded(fail, () => {
+      if (!failed) reader.end();
+    }));
     body.on('error', () => fail(new Refusal('body_unreadable', 'the request body could not be read')));
     body.on('aborted', () => fail(new Refusal('body_unreadable', 'the request body could not be read')));
-    parser.on('field', (name, value: string | undefined) => identity.field(name, value ?? ''));
-    parser.on('file', (name, stream, info) => {
+    parser.on('drain', () => body.resume());
+    parser.on('field', guarded(fail, (name: string, value: string | undefined) => identity.field(name, value ?? '')));
+    parser.on('file', guarded(fail, (name: string, stream: Readable, info: { filename?: string; mimeType: string }) => {
       const setHash = identity.file(name, info.filename, info.mimeType || 'application/octet-stream');
       const hash = createHash('sha256');
-      stream.on('data', (chunk: Buffer) => hash.update(chunk));
+      stream.on('data', guarded(fail, (chunk: Buffer) => hash.update(chunk)));
       stream.on('limit', () => tooLarge('a file', limits.maxFileBytes, 'file_too_large'));
       stream.on('error', malformed);
-      pending.push(new Promise<void>((done) => stream.on('end', () => done(setHash(hash.digest('hex'))))));
-    });
+      pending.push(new Promise<void>((done) => stream.on('end', guarded(fail, () => done(setHash(hash.digest('hex')))))));
+    }));
     parser.on('filesLimit', () => tooLarge('the number of files', limits.maxFiles, 'too_many_files'));
     parser.on('fieldsLimit', () => tooLarge('the number of fields', limits.maxFields, 'too_many_fields'));
     parser.on('partsLimit', () => tooLarge('the number of parts', limits.maxFiles + limits.maxFields, 'too_many_parts'));
     parser.on('error', malformed);
-    parser.on('close', () => {
+    parser.on('close', guarded(fail, () => {
+      if (reader.skippedPart()) return fail(partWithoutFormData());
       void Promise.all(pending).then(() => {
         if (!failed) resolve(identity.digest());
       });
-    });
-    body.pipe(parser);
+    }));
   });
 }

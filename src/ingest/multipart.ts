@@ -8,6 +8,7 @@ import { MultipartIdentity } from './body-identity';
 import { FieldCollector } from './fields';
 import { mint } from './file-values';
 import { guarded } from './guard';
+import { PART_WITHOUT_FORM_DATA, PartCounter } from './multipart-parts';
 
 export interface MultipartLimits {
   maxFileBytes: number;
@@ -53,6 +54,36 @@ export function multipartParser(contentType: string, limits: MultipartLimits): b
 }
 
 /**
+ * busboy fed through `write` and `end`, so that the parts it skips in silence (no
+ * Content-Disposition: form-data) are counted too: after its 'close', `skippedPart()` is a part
+ * its listeners never heard (multipart-parts.ts).
+ */
+export function multipartReader(contentType: string, limits: MultipartLimits) {
+  const parser = multipartParser(contentType, limits); // throws a Refusal without a boundary
+  const counter = PartCounter.for(contentType);
+  let heard = 0;
+  parser.on('field', () => heard++);
+  parser.on('file', () => heard++);
+  return {
+    parser,
+    write(chunk: Buffer): boolean {
+      counter?.push(chunk);
+      return parser.write(chunk);
+    },
+    end(chunk?: Buffer): void {
+      if (chunk) counter?.push(chunk);
+      parser.end(chunk);
+    },
+    skippedPart: () => counter !== undefined && counter.parts > heard,
+  };
+}
+
+/** A part without Content-Disposition: form-data is malformed (RFC 7578 §4.2, contract §2.5). */
+export function partWithoutFormData(): Refusal {
+  return new Refusal('invalid_multipart', 'a multipart part is not form-data', { problem: PART_WITHOUT_FORM_DATA });
+}
+
+/**
  * RFC 7578 §4.2: every part names its field. busboy hands a part without `name=` (or with an
  * empty one) to its listeners with `name` undefined: refused, never published under no name.
  */
@@ -71,7 +102,8 @@ export interface ParsedMultipart {
 /** Parses a multipart body already read (and size-limited) as bytes. */
 export function parseMultipart(raw: Buffer, contentType: string, limits: MultipartLimits): Promise<ParsedMultipart> {
   return new Promise((resolve, reject) => {
-    const parser = multipartParser(contentType, limits); // a throw here rejects the promise
+    const reader = multipartReader(contentType, limits); // a throw here rejects the promise
+    const { parser } = reader;
     const fields = new FieldCollector();
     const identity = new MultipartIdentity();
     const pendingFiles: Promise<void>[] = [];
@@ -150,12 +182,13 @@ export function parseMultipart(raw: Buffer, contentType: string, limits: Multipa
     parser.on(
       'close',
       guarded(fail, () => {
+        if (reader.skippedPart()) return fail(partWithoutFormData());
         void Promise.all(pendingFiles).then(() => {
           if (!failed) resolve({ fields: fields.result(), bodyHash: identity.digest() });
         });
       }),
     );
     // Synchronous: what busboy itself throws while it takes the bytes rejects the promise too.
-    parser.end(raw);
+    reader.end(raw);
   });
 }

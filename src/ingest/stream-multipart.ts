@@ -8,7 +8,7 @@ import type { Reason } from '../outcomes/reasons';
 import { FieldCollector } from './fields';
 import { mint } from './file-values';
 import { guarded } from './guard';
-import { multipartParser, unnamedPart, type FileValue, type MultipartLimits } from './multipart';
+import { multipartReader, partWithoutFormData, unnamedPart, type FileValue, type MultipartLimits } from './multipart';
 import type { Refusal as NoRoom } from './body-budget';
 import { MultipartIdentity } from './body-identity';
 import { noRoom } from './read-body';
@@ -66,7 +66,8 @@ export function streamMultipart(
   counted?: (bytes: number) => void,
 ): Promise<StreamedMultipart> {
   return new Promise((resolve, reject) => {
-    const parser = multipartParser(contentType, limits); // a throw here rejects the promise
+    const reader = multipartReader(contentType, limits); // a throw here rejects the promise
+    const { parser } = reader;
     const fields = new FieldCollector();
     const pendingFiles: Promise<void>[] = [];
     const identity = new MultipartIdentity();
@@ -90,12 +91,12 @@ export function streamMultipart(
     const onBodyData = guarded(fail, (chunk: Buffer) => {
       bodyBytes += chunk.length;
       if (bodyBytes > limits.maxBodyBytes) return tooLarge('body_too_large', 'the body', limits.maxBodyBytes);
-      if (!parser.write(chunk)) body.pause();
+      if (!reader.write(chunk)) body.pause();
     });
     const onBodyEnd = guarded(fail, () => {
       if (failed) return;
       counted?.(bodyBytes);
-      parser.end();
+      reader.end();
     });
     const onBodyError = () => fail(new Refusal('body_unreadable', 'the request body could not be read'));
     const tooLarge = (reason: Reason, what: string, limit: number) =>
@@ -195,6 +196,7 @@ export function streamMultipart(
     parser.on('drain', () => body.resume());
     parser.on('error', malformed);
     parser.on('close', guarded(fail, () => {
+      if (reader.skippedPart()) return fail(partWithoutFormData());
       void Promise.all(pendingFiles).then(() => {
         if (failed) return;
         settled = true;

@@ -139,6 +139,15 @@ describe('multipart/form-data (contract §2.5)', () => {
     const res = await request(t.app).post(hookUrl(path)).set('Content-Type', 'multipart/form-data; boundary=XyZ').send(body);
     expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_multipart', problem: expect.any(String) });
   });
+
+  it('a file part sent as an attachment, not form-data, is a 400, not a 2xx without the file (RFC 7578 §4.2)', async () => {
+    const path = await fresh();
+    const body = '--XyZ\r\nContent-Disposition: attachment; name="doc"; filename="x.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--XyZ--\r\n';
+    const before = t.sink.records.length;
+    const res = await request(t.app).post(hookUrl(path)).set('Content-Type', 'multipart/form-data; boundary=XyZ').send(body);
+    expect(expectError(res, 'BAD_REQUEST').details).toEqual({ reason: 'invalid_multipart', problem: expect.stringContaining('form-data') });
+    expect(t.sink.records).toHaveLength(before);
+  });
 });
 
 describe('multipart limits answer 413 (contract §2.5)', () => {

@@ -147,8 +147,9 @@ describe('files by reference: the built gateway with S3_BUCKET', () => {
     // The delivery log counts the streamed body's bytes (contract §13), headers and parts included.
     let entry: { bytes: number } | undefined;
     await until(async () => {
-      const page = await (await fetch(`${main.gateway.adminUrl}/admin/triggers/uploads/deliveries`, { headers: { Authorization: `Bearer ${ADMIN}` } })).json();
-      entry = page.data?.find((e: { eventId?: string }) => e.eventId === eventId);
+      const res = await fetch(`${main.gateway.adminUrl}/admin/triggers/uploads/deliveries`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+      const page = (await res.json()) as { data?: Array<{ eventId?: string; bytes: number }> };
+      entry = page.data?.find((e) => e.eventId === eventId);
       return entry !== undefined;
     }, 'the delivery log entry');
     expect(entry!.bytes).toBeGreaterThan(FIFTY_MB + small.length);

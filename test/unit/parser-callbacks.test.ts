@@ -6,6 +6,7 @@
 import { Readable } from 'node:stream';
 import { Refusal } from '../../src/outcomes/refusal';
 import { BodyBudget } from '../../src/ingest/body-budget';
+import { multipartIdentity } from '../../src/ingest/body-identity';
 import { parseMultipart } from '../../src/ingest/multipart';
 import { readRawBody } from '../../src/ingest/read-body';
 import { streamMultipart, type FileDestination, type StreamingLimits } from '../../src/ingest/stream-multipart';
@@ -54,6 +55,36 @@ describe('a part without a name (RFC 7578 §4.2) is a 400, not a crash', () => {
   it.each(unnamed)('streaming parser: %s', async (_, raw) => {
     const parsed = streamMultipart(Readable.from([raw]), CONTENT_TYPE, limits, unlimited, storeNothing);
     await expect(parsed).rejects.toMatchObject({ status: 400, reason: 'invalid_multipart', details: { problem: expect.stringContaining('RFC 7578') } });
+  });
+});
+
+describe('a part that is not form-data (RFC 7578 §4.2) is a 400, never dropped in silence', () => {
+  const headerless = (data: string) => `--B\r\nContent-Type: text/plain\r\n\r\n${data}\r\n`;
+  const notFormData = [
+    ['a part without Content-Disposition', multipart(headerless('hello'), part('form-data; name="a"', 'v'))],
+    ['an attachment part', multipart(part('attachment; name="b"; filename="x.txt"', 'hello'))],
+    ['an attachment part after a named one', multipart(part('form-data; name="a"', 'v'), part('attachment; name="b"', 'hello'))],
+  ] as const;
+  const problem = { status: 400, reason: 'invalid_multipart', details: { problem: expect.stringContaining('form-data') } };
+  // Byte by byte: the delimiter and its CRLF split across chunks are counted all the same.
+  const bytes = (raw: Buffer) => Readable.from([...raw].map((b) => Buffer.from([b])));
+
+  it.each(notFormData)('buffered parser: %s', async (_, raw) => {
+    await expect(parseMultipart(raw, CONTENT_TYPE, limits)).rejects.toMatchObject(problem);
+  });
+
+  it.each(notFormData)('streaming parser, fed byte by byte: %s', async (_, raw) => {
+    await expect(streamMultipart(bytes(raw), CONTENT_TYPE, limits, unlimited, storeNothing)).rejects.toMatchObject(problem);
+  });
+
+  it.each(notFormData)('replay identity, fed byte by byte: %s', async (_, raw) => {
+    await expect(multipartIdentity(bytes(raw), CONTENT_TYPE, limits)).rejects.toMatchObject(problem);
+  });
+
+  it('a preamble and an epilogue (even one shaped like a part) are not parts', async () => {
+    const raw = Buffer.from(`preamble\r\n${part('form-data; name="a"', 'x')}--B--\r\nepilogue\r\n${headerless('z')}`);
+    await expect(parseMultipart(raw, CONTENT_TYPE, limits)).resolves.toMatchObject({ fields: { a: 'x' } });
+    await expect(streamMultipart(bytes(raw), CONTENT_TYPE, limits, unlimited, storeNothing)).resolves.toMatchObject({ fields: { a: 'x' } });
   });
 });
 
