@@ -96,7 +96,8 @@ describe('the delivery log (contract §13)', () => {
       await waitUntil(async () => (entry = (await deliveries(t, 'hangup')).data[0]) !== undefined, 'the aborted entry');
       expect(entry).toMatchObject({ status: 499, outcome: 'aborted', bytes: 6 });
     } finally {
-      server.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 
