@@ -23,23 +23,26 @@ const BLOCK_ACTIONS = {
 
 const eventOf = (record: { value: string }) => JSON.parse(record.value);
 
+/** Signed as Slack documents it (v0= + hex HMAC-SHA256 of `v0:<timestamp>:<body>`), accepted by Bolt's verifier first. */
+function slackPost(t: ReturnType<typeof testApp>, path: string, body: string, contentType: string) {
+  const timestamp = nowSeconds();
+  const signature = `v0=${opensslHmac('sha256', SLACK_SECRET, `v0:${timestamp}:${body}`).toString('hex')}`;
+  expect(isValidSlackRequest({ signingSecret: SLACK_SECRET, body, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } })).toBe(true);
+  return request(t.app)
+    .post(hookUrl(path))
+    .set('Content-Type', contentType)
+    .set('X-Slack-Request-Timestamp', String(timestamp))
+    .set('X-Slack-Signature', signature)
+    .send(body);
+}
+
 describe('Slack interactivity on a trigger', () => {
   const t = testApp();
   beforeAll(() => t.addTrigger('slack-clicks', triggerInput({ provider: { name: 'slack', secrets: [SLACK_SECRET], events: ['interactive.block_actions'] } })));
 
   it('publishes a signed block_actions click as interactive.block_actions, which the catalogue filter lets through', async () => {
     const body = `payload=${encodeURIComponent(JSON.stringify(BLOCK_ACTIONS))}`;
-    const timestamp = nowSeconds();
-    // Slack's scheme: v0= + hex HMAC-SHA256 of `v0:<timestamp>:<body>` with the signing secret.
-    const signature = `v0=${opensslHmac('sha256', SLACK_SECRET, `v0:${timestamp}:${body}`).toString('hex')}`;
-    expect(isValidSlackRequest({ signingSecret: SLACK_SECRET, body, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } })).toBe(true);
-
-    const res = await request(t.app)
-      .post(hookUrl('slack-clicks'))
-      .set('Content-Type', 'application/x-www-form-urlencoded')
-      .set('X-Slack-Request-Timestamp', String(timestamp))
-      .set('X-Slack-Signature', signature)
-      .send(body);
+    const res = await slackPost(t, 'slack-clicks', body, 'application/x-www-form-urlencoded');
     expect(res.status).toBe(200);
     expect(res.text).toBe('');
     expect(t.sink.records).toHaveLength(1);
@@ -63,17 +66,7 @@ describe('Slack Events API messages on a trigger filtered by "message"', () => {
   };
 
   it('publishes a message with a subtype as kind "message" (contract §10: the kind is event.type)', async () => {
-    const body = JSON.stringify(BOT_MESSAGE);
-    const timestamp = nowSeconds();
-    const signature = `v0=${opensslHmac('sha256', SLACK_SECRET, `v0:${timestamp}:${body}`).toString('hex')}`;
-    expect(isValidSlackRequest({ signingSecret: SLACK_SECRET, body, headers: { 'x-slack-signature': signature, 'x-slack-request-timestamp': timestamp } })).toBe(true);
-
-    const res = await request(t.app)
-      .post(hookUrl('slack-messages'))
-      .set('Content-Type', 'application/json')
-      .set('X-Slack-Request-Timestamp', String(timestamp))
-      .set('X-Slack-Signature', signature)
-      .send(body);
+    const res = await slackPost(t, 'slack-messages', JSON.stringify(BOT_MESSAGE), 'application/json');
     expect(res.status).toBe(200);
     expect(t.sink.records).toHaveLength(1);
     const event = eventOf(t.sink.records[0]);
