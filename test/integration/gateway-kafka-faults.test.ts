@@ -60,7 +60,10 @@ interface Sent extends Answer {
 
 /**
  * A steady load: `perTick` POSTs every `everyMs` for `ticks` ticks, each with its own
- * Idempotency-Key; `onTick(tick)` runs before a tick's requests are sent.
+ * Idempotency-Key; `onTick(tick)` runs before a tick's requests are sent. Ticks are paced from
+ * the one before (at least `everyMs` apart), never caught up: on a busy machine a late tick
+ * does not bunch the next ones together, so N ticks always span at least N × `everyMs` (a
+ * stall begun at one tick lasts at least until the other, however late both ran).
  */
 async function steadyLoad(
   gateway: KafkaGateway,
@@ -75,8 +78,7 @@ async function steadyLoad(
       const at = performance.now() - started;
       calls.push(postOrder(gateway.url, `${options.prefix}-${n}-${randomUUID()}`, { n }).then((a) => ({ ...a, at })));
     }
-    const next = started + (tick + 1) * options.everyMs;
-    await sleep(Math.max(0, next - performance.now()));
+    await sleep(options.everyMs);
   }
   return Promise.all(calls);
 }
