@@ -52,10 +52,6 @@ export interface WebhookAck {
   body: unknown;
   eventId: string;
   replayed: boolean;
-  /** For the delivery log (contract §13): the key the delivery was claimed under, and a provider's id and kind. */
-  idempotencyKey?: string;
-  deliveryId?: string;
-  kind?: string;
 }
 
 /** A provider delivery whose kind the trigger's `events` filter out: answered 200, nothing published. */
@@ -95,12 +91,12 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
   const claims = await claimDelivery(deps, storeKey, bodyKey, bodyHash);
   if ('earlier' in claims) {
     const { earlier } = claims;
-    if (claims.of === 'body') return { ...answerEarlierClaim(earlier, false, trigger), ...logFacts(key, delivery) };
+    if (claims.of === 'body') return answerEarlierClaim(earlier, false, trigger);
     if (key.fromProvider && earlier.state === 'completed' && !earlier.sameBody) {
       // The provider's own redelivery (Stripe updates pending_webhooks): a 409 would be retried for days.
       deps.metrics.providerRedeliveries.inc({ provider: delivery?.published.name ?? 'unknown' });
     }
-    return { ...answerEarlierClaim(earlier, key.explicit && !key.fromProvider, trigger), ...logFacts(key, delivery) };
+    return answerEarlierClaim(earlier, key.explicit && !key.fromProvider, trigger);
   }
   const held: HeldKey = { storeKey, claim: claims.claim, bodyHash, ...(claims.body && { body: claims.body }) };
   return publishTriggerEvent(deps, { ...req, contentType, query, key, parsed, delivery }, held);
@@ -203,7 +199,7 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
     writes.push(completeOrRetry(deps, held.body.storeKey, held.body.claim, bodyHash, completed, windowMs));
   }
   await Promise.all(writes);
-  return { ...ack, replayed: false, ...logFacts(key, delivery) };
+  return { ...ack, replayed: false };
 }
 
 function logFacts(key: IdempotencyKey, delivery: TriggerEventParts['delivery']): DeliveryFacts {

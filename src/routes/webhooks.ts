@@ -93,7 +93,7 @@ function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise
     if ('reply' in admitted) return sendReply(res, admitted.reply);
     const ack = admitted.result;
     if (provider) {
-      noteDelivery(res, 'ignored' in ack ? { kind: ack.kind } : ackNotes(ack));
+      if ('ignored' in ack) noteDelivery(res, { kind: ack.kind });
       return sendReply(res, provider.reply(ack));
     }
     if ('ignored' in ack) throw new Error('only a provider gate filters deliveries');
@@ -102,17 +102,12 @@ function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise
 }
 
 function sendAck(res: Response, ack: WebhookAck): void {
-  noteDelivery(res, ackNotes(ack));
   const context = contextOf(res);
   context.outcome = ack.replayed ? 'duplicate' : 'accepted';
   context.eventId = ack.eventId;
   res.setHeader('X-Event-Id', ack.eventId);
   if (ack.replayed) res.setHeader('Idempotent-Replayed', 'true');
   sendJson(res, ack.status, ack.body);
-}
-
-function ackNotes({ idempotencyKey, deliveryId, kind }: WebhookAck) {
-  return { idempotencyKey, deliveryId, kind };
 }
 
 /**
