@@ -177,6 +177,15 @@ describe('signature diagnostics (contract §13)', () => {
       .send(BODY);
   }
 
+  it('an accepted signed delivery shows its provider id, kind and key, and its replay the same', async () => {
+    const first = await standardDelivery(SECRETS[1], new Date());
+    const again = await standardDelivery(SECRETS[1], new Date());
+    expect([first.status, again.status]).toEqual([200, 200]);
+    const facts = { deliveryId: 'msg_1', kind: 'invoice.paid', idempotencyKey: 'msg_1' };
+    expect(await entryOf(t, 'sw', first.headers['x-request-id'])).toMatchObject({ outcome: 'accepted', ...facts });
+    expect(await entryOf(t, 'sw', again.headers['x-request-id'])).toMatchObject({ outcome: 'duplicate', ...facts });
+  });
+
   it('says why a stale Standard Webhooks delivery was refused: its timestamp, the skew and the tolerance', async () => {
     const at = new Date(Date.now() - 3600_000);
     const res = await standardDelivery(SECRETS[0], at);
