@@ -14,15 +14,15 @@ export interface ErrorBody {
 
 export function renderRefusal(refusal: Refusal): RenderedRefusal {
   const headers = refusalHeaders(refusal);
-  return { status: refusal.status, headers, body: withRetryAt(errorBody(refusal), refusal.status, headers['Retry-After']) };
-}
-
-/** Every 429 says when to come back twice: `Retry-After` in seconds and `details.retryAfter` as a time (contract §6). */
-function withRetryAt(body: ErrorBody, status: number, retryAfter: string | undefined): ErrorBody {
-  const details = body.error.details;
-  if (status !== 429 || retryAfter === undefined || Array.isArray(details) || details?.retryAfter !== undefined) return body;
-  const at = new Date(Date.now() + Number(retryAfter) * 1000).toISOString();
-  return { error: { ...body.error, details: { ...details, retryAfter: at } } };
+  const body = errorBody(refusal);
+  const wait = headers['Retry-After'];
+  if (refusal.status === 429 && wait !== undefined && body.error.details && !Array.isArray(body.error.details)) {
+    // Every 429 says when to come back twice: `Retry-After` in seconds, `details.retryAfter` as a
+    // time (contract §6): the refusal's own (a window's reset), else the wait from now.
+    const at = refusal.retryAt ?? new Date(Date.now() + Number(wait) * 1000);
+    body.error.details.retryAfter = at.toISOString();
+  }
+  return { status: refusal.status, headers, body };
 }
 
 /**

@@ -19,7 +19,7 @@ export function setRateLimitHeaders(res: Response, info: RateLimitInfo): void {
 
 export function rateLimited(info: RateLimitInfo): Refusal {
   const reset = info.resetTime ?? new Date(Date.now() + 1000);
-  return new Refusal('rate_limited', 'too many requests', { retryAfter: reset.toISOString() }, { retryAt: reset });
+  return new Refusal('rate_limited', 'too many requests', {}, { retryAt: reset });
 }
 
 /** Of the buckets' infos, the one the headers show: the fewest requests remaining. */

@@ -170,9 +170,7 @@ export class IngressGate {
 }
 
 function throttled(until: Date): Refusal {
-  return new Refusal('auth_throttled', 'too many failed authentications from this address; try again later', {
-    retryAfter: until.toISOString(),
-  }, { retryAt: until });
+  return new Refusal('auth_throttled', 'too many failed authentications from this address; try again later', {}, { retryAt: until });
 }
 
 export function ingressGate(deps: AppDeps, req: Request, res: Response, on: GateTarget): IngressGate {
