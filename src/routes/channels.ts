@@ -10,6 +10,7 @@ import { admit } from '../ingress/pipeline';
 import { channelGate, channelHandshake, channelSender, type ChannelSender } from '../providers/channel-gate';
 import { PROVIDERS } from '../providers/registry';
 import type { StoredChannel } from '../registry/schemas';
+import { senderBodyLimit } from './body-limit';
 import { channelBuckets, findChannel } from './channel-lookup';
 import { ingressGate } from './ingress-gate';
 import { providerRequest, sendReply } from './provider-replies';
@@ -58,7 +59,7 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
   const provider = channelGate(sender, request, deps.metrics);
   const admitted = await admit(gate, {
     buckets,
-    bodyLimit: deps.config[sender.chat.bodyLimitSetting ?? 'MAX_BODY_BYTES'],
+    bodyLimit: senderBodyLimit(deps.config, sender.provider),
     contentType: req.headers['content-type'],
     checkHeaders: () => provider.beforeBody(),
     checkBody: (raw) => provider.afterBody(raw),

@@ -1,6 +1,5 @@
 import type { Router, Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
-import type { Config } from '../config/schema';
 import type { EntryRoute } from '../http/app-entry';
 import { contextOf } from '../http/context';
 import { noteDelivery } from '../http/delivery-notes';
@@ -11,7 +10,8 @@ import { acceptWebhook, type WebhookAck } from '../ingest/accept-webhook';
 import { admit } from '../ingress/pipeline';
 import { openGate } from '../providers/gate';
 import { providerNamed } from '../providers/registry';
-import { PATH_PATTERN, type StoredTrigger } from '../registry/schemas';
+import { PATH_PATTERN } from '../registry/schemas';
+import { senderBodyLimit } from './body-limit';
 import { ingressGate } from './ingress-gate';
 import { checkToken } from './trigger-auth';
 import { deployedTrigger, registeredTrigger, triggerBuckets } from './trigger-lookup';
@@ -66,7 +66,7 @@ function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise
     const provider = trigger.provider && openGate(trigger.provider, providerRequest(req, deps), deps.metrics, deps.logger);
     const admitted = await admit(gate, {
       buckets: triggerBuckets(deps.config, path, trigger),
-      bodyLimit: triggerBodyLimit(deps.config, trigger),
+      bodyLimit: senderBodyLimit(deps.config, trigger.provider && providerNamed(trigger.provider.name)),
       contentType: req.headers['content-type'],
       // The token and a provider's signature headers (or its unsigned handshake).
       ...((trigger.auth || provider) && {
@@ -108,14 +108,4 @@ function sendAck(res: Response, ack: WebhookAck): void {
   res.setHeader('X-Event-Id', ack.eventId);
   if (ack.replayed) res.setHeader('Idempotent-Replayed', 'true');
   sendJson(res, ack.status, ack.body);
-}
-
-/**
- * A sender that is also a chat channel takes at least its channel's body limit on a trigger
- * (Meta: WHATSAPP_MAX_BODY_BYTES), so a delivery the channel accepts is not refused here as too
- * large (contract §10, one sender one behaviour).
- */
-function triggerBodyLimit(config: Config, trigger: StoredTrigger): number {
-  const setting = trigger.provider && providerNamed(trigger.provider.name)?.chat?.bodyLimitSetting;
-  return setting ? Math.max(config.MAX_BODY_BYTES, config[setting]) : config.MAX_BODY_BYTES;
 }
