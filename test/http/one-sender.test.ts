@@ -252,6 +252,18 @@ describe('Meta: one body limit on both routes', () => {
     const res = await request(t.app).post(path).set('Content-Type', 'application/json').set('X-Hub-Signature-256', signWhatsAppBody(raw, APP_SECRET)).send(raw);
     expect(res.status).toBe(200);
   });
+
+  it('refuses 413 on both routes a signed batch over a lowered WHATSAPP_MAX_BODY_BYTES', async () => {
+    const small = testApp({ WHATSAPP_MAX_BODY_BYTES: '2048' });
+    await small.addTrigger('sender', triggerInput({ provider: { name: 'meta', secrets: [APP_SECRET], options: { verifyToken: VERIFY_TOKEN } } }));
+    await small.addChannel('ch_sender', { provider: 'whatsapp', workspaceId: 'ws-1', inboxId: 'in-1', phoneNumberId: '106540352242922', verifyToken: VERIFY_TOKEN, appSecret: APP_SECRET });
+    const raw = fixture('whatsapp', 'batch.json');
+    for (const path of [routes.trigger, routes.channel.replace('PROVIDER', 'whatsapp')]) {
+      const res = await request(small.app).post(path).set('Content-Type', 'application/json').set('X-Hub-Signature-256', signWhatsAppBody(raw, APP_SECRET)).send(raw);
+      expect(expectError(res, 'PAYLOAD_TOO_LARGE').details).toMatchObject({ reason: 'body_too_large', limit: 2048 });
+    }
+    expect(small.sink.records).toHaveLength(0);
+  });
 });
 
 describe('Telegram on a trigger and on a channel', () => {
