@@ -12,9 +12,7 @@ interface StreamSearch {
 }
 type StreamSearchCallback = (isMatch: boolean, data: Buffer | undefined, start: number, end: number) => void;
 // Neither ships type declarations; both are busboy's own (streamsearch is its dependency).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const StreamSearchClass = require('streamsearch') as new (needle: string, callback: StreamSearchCallback) => StreamSearch;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { parseContentType } = require('busboy/lib/utils') as {
   parseContentType(header: string): { params?: Record<string, string> } | undefined;
 };

@@ -28,8 +28,8 @@ export function sendReply(res: Response, reply: Reply & { outcome?: SuccessOutco
  * GET on a trigger path: only a provider's GET handshake is answered (contract §2.2, §10),
  * after the trigger's own `auth` when it has one, through the ingress gate: a wrong verify
  * token (403) or a challenge the gateway will not answer (400) counts as a failed
- * authentication, so nobody can use the handshake as an oracle at will. An answered handshake is charged to the trigger's buckets and carries their
- * headers, as a channel's is (contract §6).
+ * authentication, so nobody can use the handshake as an oracle at will. An answered handshake
+ * is charged to the trigger's buckets and carries their headers, as a channel's is (contract §6).
  */
 export async function answerGet(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const path = req.params.path as string;
