@@ -86,10 +86,10 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
     applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
     checkInputSchema(parsed.input, trigger.schema);
     const key = early?.key ?? bodyKey(req, streamed, query, contentType);
-    req.note?.({ idempotencyKey: key.value });
     if (early) {
-      held = { ...early, bodyHash: streamed.bodyHash };
+      held = { ...early, bodyHash: streamed.bodyHash }; // its key was noted when it was claimed
     } else {
+      req.note?.({ idempotencyKey: key.value });
       const storeKey = triggerStoreKey(trigger, path, key);
       const claim = await claimOrDegrade(deps, storeKey, streamed.bodyHash);
       if (claim !== 'unguarded' && claim.state !== 'claimed') {

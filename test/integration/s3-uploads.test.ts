@@ -145,14 +145,15 @@ describe('files by reference: the built gateway with S3_BUCKET', () => {
     expect(metrics).toMatch(/igw_file_store_upload_seconds_count 1\b/);
 
     // The delivery log counts the streamed body's bytes (contract §13), headers and parts included.
-    let entry: { bytes: number } | undefined;
+    let entry: { bytes: number; idempotencyKey?: string } | undefined;
     await until(async () => {
       const res = await fetch(`${main.gateway.adminUrl}/admin/triggers/uploads/deliveries`, { headers: { Authorization: `Bearer ${ADMIN}` } });
-      const page = (await res.json()) as { data?: Array<{ eventId?: string; bytes: number }> };
+      const page = (await res.json()) as { data?: Array<{ eventId?: string; bytes: number; idempotencyKey?: string }> };
       entry = page.data?.find((e) => e.eventId === eventId);
       return entry !== undefined;
     }, 'the delivery log entry');
     expect(entry!.bytes).toBeGreaterThan(FIFTY_MB + small.length);
+    expect(entry!.idempotencyKey).toBe(event.data.idempotencyKey);
   });
 
   it('an empty multipart body is {} as without a file store (contract §2.4), with or without a boundary', async () => {
