@@ -33,7 +33,7 @@ const REPLACEMENT_CHARACTER = '\uFFFD';
  * type has no boundary. busboy reports a size or parts limit when it is *reached*, so one more
  * lets exactly the maximum through and refuses anything larger (files and fields count from 0).
  */
-export function multipartParser(contentType: string, limits: MultipartLimits): busboy.Busboy {
+function multipartParser(contentType: string, limits: MultipartLimits): busboy.Busboy {
   try {
     return busboy({
       headers: { 'content-type': contentType },
