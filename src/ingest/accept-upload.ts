@@ -13,7 +13,7 @@ import { applyInputFormat } from './coerce';
 import { checkInputSchema } from './input-schema';
 import { claimOrDegrade, releaseQuietly } from './guarded-store';
 import { publishableQuery } from './headers';
-import { headerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
+import { fingerprintHeldByAnother, headerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
 import type { IngestDeps } from './ports';
 import type { BodyLease } from './body-budget';
 import { noRoom } from './read-body';
@@ -92,11 +92,15 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
       req.note?.({ idempotencyKey: key.value });
       const storeKey = triggerStoreKey(trigger, path, key);
       const claim = await claimOrDegrade(deps, storeKey, streamed.bodyHash);
-      if (claim !== 'unguarded' && claim.state !== 'claimed') {
+      let owned: HeldKey['claim'] = 'unguarded';
+      if (claim === 'unguarded' || claim.state === 'claimed') owned = claim;
+      else if (fingerprintHeldByAnother(key, claim)) {
+        deps.logger.warn({ path }, 'a fingerprint key is held by a sender key of the previous layout: published without it');
+      } else {
         void uploads.discard(new Error('a duplicate'));
         return answerEarlierClaim(claim, key.explicit, trigger);
       }
-      held = { storeKey, claim, bodyHash: streamed.bodyHash };
+      held = { storeKey, claim: owned, bodyHash: streamed.bodyHash };
     }
     const owned = held;
     held = undefined; // from here publishTriggerEvent releases the claim itself when it fails

@@ -14,7 +14,7 @@ import { checkInputSchema } from './input-schema';
 import { completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
 import { claimDelivery } from './delivery-claims';
 import { publishableHeaders, publishableQuery } from './headers';
-import { bodyStoreKey, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
+import { bodyStoreKey, fingerprintHeldByAnother, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
 import { parseBody, type ParsedBody } from './parse-body';
 import { publishRefusal } from './publish-failure';
 import { dropUnacknowledgedObjects } from './unacknowledged-objects';
@@ -89,9 +89,14 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
   const storeKey = triggerStoreKey(trigger, path, key);
   const bodyKey = delivery?.claimsBody ? bodyStoreKey(trigger, path, delivery.published.kind, bodyHash) : undefined;
   const claims = await claimDelivery(deps, storeKey, bodyKey, bodyHash);
+  const parts = { ...req, contentType, query, key, parsed, delivery };
   if ('earlier' in claims) {
     const { earlier } = claims;
     if (claims.of === 'body') return answerEarlierClaim(earlier, false, trigger);
+    if (fingerprintHeldByAnother(key, earlier)) {
+      deps.logger.warn({ path }, 'a fingerprint key is held by a sender key of the previous layout: published without it');
+      return publishTriggerEvent(deps, parts, { storeKey, claim: 'unguarded', bodyHash });
+    }
     if (key.fromProvider && earlier.state === 'completed' && !earlier.sameBody) {
       // The provider's own redelivery (Stripe updates pending_webhooks): a 409 would be retried for days.
       deps.metrics.providerRedeliveries.inc({ provider: delivery?.published.name ?? 'unknown' });
@@ -99,7 +104,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
     return answerEarlierClaim(earlier, key.explicit && !key.fromProvider, trigger);
   }
   const held: HeldKey = { storeKey, claim: claims.claim, bodyHash, ...(claims.body && { body: claims.body }) };
-  return publishTriggerEvent(deps, { ...req, contentType, query, key, parsed, delivery }, held);
+  return publishTriggerEvent(deps, parts, held);
 }
 
 /** What the sender is answered with: the trigger's `response.body`, else the default (contract §2). */

@@ -11,6 +11,11 @@ export interface IdempotencyKey {
   explicit: boolean;
   /** A verified provider's own delivery id: seen again with other bytes it is a redelivery (a replay), never 409. */
   fromProvider?: true;
+  /**
+   * Named by the request itself (`Idempotency-Key`, a keyField value): stored in a namespace of
+   * its own, so it can never be a fingerprint or a provider's delivery id (contract §13.1).
+   */
+  fromSender?: true;
 }
 
 /** What a fingerprint is taken over: everything of the request that the event carries. */
@@ -37,10 +42,10 @@ export function resolveIdempotencyKey(
   fingerprintParts: FingerprintParts,
 ): IdempotencyKey {
   const header = headerValue(headers['idempotency-key']);
-  if (header !== undefined) return explicit(header, 'Idempotency-Key');
+  if (header !== undefined) return sendersKey(header, 'Idempotency-Key');
   if (keyField) {
     const found = valueAtPath(body, keyField);
-    if (typeof found === 'string' || typeof found === 'number') return explicit(String(found), keyField);
+    if (typeof found === 'string' || typeof found === 'number') return sendersKey(String(found), keyField);
   }
   // Over the body's hash, which the caller has anyway: the body is hashed once per request.
   const { method, path, query, contentType, bodyHash } = fingerprintParts;
@@ -69,16 +74,31 @@ export function providerIdempotencyKey(
  */
 export function headerIdempotencyKey(headers: IncomingHttpHeaders): IdempotencyKey | undefined {
   const header = headerValue(headers['idempotency-key']);
-  return header === undefined ? undefined : explicit(header, 'Idempotency-Key');
+  return header === undefined ? undefined : sendersKey(header, 'Idempotency-Key');
 }
 
 /**
  * The idempotency store's key for a trigger: scoped by workspace, workflow and path, so a
  * path deleted and reused by another workflow or workspace starts with no acknowledgements.
  * The ids are percent-encoded: an id containing `:` cannot pose as another scope.
+ * A key the request names (`fromSender`) lives under `s:`, the keys the gateway derives
+ * (fingerprints, a provider's delivery id) under `t:`, as before: a sender's `Idempotency-Key:
+ * fp:<hex>` cannot pre-claim another request's fingerprint (contract §13.1).
  */
 export function triggerStoreKey(trigger: { workspaceId: string; workflowId: string }, path: string, key: IdempotencyKey): string {
-  return `t:${encodeURIComponent(trigger.workspaceId)}:${encodeURIComponent(trigger.workflowId)}:${path}:${key.value}`;
+  const scope = key.fromSender ? 's' : 't';
+  return `${scope}:${encodeURIComponent(trigger.workspaceId)}:${encodeURIComponent(trigger.workflowId)}:${path}:${key.value}`;
+}
+
+/**
+ * Whether an earlier record under a fingerprint key is some other request's. A fingerprint
+ * covers the body's hash, so its own record always holds that body; one holding another body
+ * was written by a sender's `Idempotency-Key: fp:<hex>` before sender keys moved to `s:` (a
+ * key claimed before the upgrade, or by a pod of the previous release during it). The request
+ * is then published without the key (docs/choices.md), never answered from that record.
+ */
+export function fingerprintHeldByAnother(key: IdempotencyKey, earlier: { sameBody: boolean }): boolean {
+  return !key.explicit && !earlier.sameBody;
 }
 
 /**
@@ -96,6 +116,10 @@ function canonicalQuery(query: Record<string, unknown>): string {
       .sort()
       .map((name) => [name, query[name]]),
   );
+}
+
+function sendersKey(value: string, from: string): IdempotencyKey {
+  return { ...explicit(value, from), fromSender: true };
 }
 
 function explicit(value: string, from: string): IdempotencyKey {

@@ -5,6 +5,7 @@ import { batcherOptions, memoryDeliveryLogSize } from '../../src/container';
 import { MemoryDeliveryLog } from '../../src/delivery-log/memory';
 import { configSchema, type Config } from '../../src/config/schema';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
+import type { IdempotencyStore } from '../../src/idempotency/store';
 import { BodyBudget } from '../../src/ingest/body-budget';
 import { createMetrics } from '../../src/observability/metrics';
 import { MicroBatcher } from '../../src/publish/batcher';
@@ -31,6 +32,8 @@ export interface TestAppOptions {
    * Date.now(): install() the clock for them.
    */
   clock?: TestClock;
+  /** Another idempotency store (a Redis one) in place of the memory store. */
+  idempotency?: IdempotencyStore;
 }
 
 export function testApp(env: Record<string, string> = {}, options: TestAppOptions = {}) {
@@ -41,7 +44,7 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
   const metrics = createMetrics();
   const sink = new CaptureSink();
   const registry = new MemoryRegistry();
-  const idempotency = new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS, maxBytes: config.IDEMPOTENCY_MEMORY_MAX_BYTES, now: options.clock?.now });
+  const idempotency = options.idempotency ?? new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS, maxBytes: config.IDEMPOTENCY_MEMORY_MAX_BYTES, now: options.clock?.now });
   const batcher = new MicroBatcher(sink, batcherOptions(config));
   const deps: AppDeps = {
     config,

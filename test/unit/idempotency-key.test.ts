@@ -11,7 +11,7 @@ describe('providerIdempotencyKey (contract §5: verified material only)', () => 
   });
 
   it('without one, reads keyField from the verified body, else fingerprints: never a header', () => {
-    expect(providerIdempotencyKey(undefined, { seq: 7 }, 'seq', parts)).toEqual({ value: '7', explicit: true });
+    expect(providerIdempotencyKey(undefined, { seq: 7 }, 'seq', parts)).toEqual({ value: '7', explicit: true, fromSender: true });
     expect(providerIdempotencyKey(undefined, { a: 1 }, undefined, parts)).toEqual(resolveIdempotencyKey({}, { a: 1 }, undefined, parts));
   });
 
@@ -26,11 +26,11 @@ describe('providerIdempotencyKey (contract §5: verified material only)', () => 
 
 describe('resolveIdempotencyKey', () => {
   it('takes the Idempotency-Key header first, trimmed', () => {
-    expect(resolveIdempotencyKey({ 'idempotency-key': ' k1 ', 'webhook-id': 'w' }, { id: 'b' }, 'id', parts)).toEqual({ value: 'k1', explicit: true });
+    expect(resolveIdempotencyKey({ 'idempotency-key': ' k1 ', 'webhook-id': 'w' }, { id: 'b' }, 'id', parts)).toEqual({ value: 'k1', explicit: true, fromSender: true });
   });
 
   it.each(['webhook-id', 'svix-id', 'x-github-delivery', 'x-shopify-webhook-id', 'x-gitlab-event-uuid'])('never an unsigned delivery id: %s', (name) => {
-    expect(resolveIdempotencyKey({ [name]: 'd-1' }, { id: 'b' }, 'id', parts)).toEqual({ value: 'b', explicit: true });
+    expect(resolveIdempotencyKey({ [name]: 'd-1' }, { id: 'b' }, 'id', parts)).toEqual({ value: 'b', explicit: true, fromSender: true });
     expect(resolveIdempotencyKey({ [name]: 'd-1' }, { a: 1 }, undefined, parts).explicit).toBe(false);
   });
 
@@ -40,8 +40,8 @@ describe('resolveIdempotencyKey', () => {
   });
 
   it('then keyField, a dot path to a string or number', () => {
-    expect(resolveIdempotencyKey({}, { evt: { id: 'x-1' } }, 'evt.id', parts)).toEqual({ value: 'x-1', explicit: true });
-    expect(resolveIdempotencyKey({}, { seq: 7 }, 'seq', parts)).toEqual({ value: '7', explicit: true });
+    expect(resolveIdempotencyKey({}, { evt: { id: 'x-1' } }, 'evt.id', parts)).toEqual({ value: 'x-1', explicit: true, fromSender: true });
+    expect(resolveIdempotencyKey({}, { seq: 7 }, 'seq', parts)).toEqual({ value: '7', explicit: true, fromSender: true });
   });
 
   it('falls back to a fingerprint of method, path, query, content type and raw body (through its hash)', () => {
@@ -104,6 +104,20 @@ describe('triggerStoreKey', () => {
     expect(triggerStoreKey({ workspaceId: 'ws-1', workflowId: 'wf-2' }, 'orders', key)).not.toBe(first);
     expect(triggerStoreKey({ workspaceId: 'ws-2', workflowId: 'wf-1' }, 'orders', key)).not.toBe(first);
     expect(triggerStoreKey({ workspaceId: 'ws-1', workflowId: 'wf-1' }, 'other', key)).not.toBe(first);
+  });
+
+  it("keeps a sender's key apart from the keys the gateway derives (contract §13.1)", () => {
+    const trigger = { workspaceId: 'ws-1', workflowId: 'wf-1' };
+    const fingerprint = resolveIdempotencyKey({}, { a: 1 }, undefined, parts);
+    const posing = resolveIdempotencyKey({ 'idempotency-key': fingerprint.value }, { b: 2 }, undefined, parts);
+    expect(posing.value).toBe(fingerprint.value); // published as the sender wrote it
+    expect(triggerStoreKey(trigger, 'p', posing)).toBe(`s:ws-1:wf-1:p:${fingerprint.value}`);
+    expect(triggerStoreKey(trigger, 'p', fingerprint)).toBe(`t:ws-1:wf-1:p:${fingerprint.value}`);
+    // a keyField value too; a provider's delivery id stays where it was
+    const field = resolveIdempotencyKey({}, { id: 'evt_1' }, 'id', parts);
+    const provider = providerIdempotencyKey('evt_1', {}, undefined, parts);
+    expect(triggerStoreKey(trigger, 'p', field)).not.toBe(triggerStoreKey(trigger, 'p', provider));
+    expect(triggerStoreKey(trigger, 'p', provider)).toBe('t:ws-1:wf-1:p:evt_1');
   });
 
   it('cannot be forged by ids that contain the separator', () => {
