@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { schemaProblem, type JsonSchema } from '../json-schema/compile';
 import { providerInputSchema, type StoredProvider } from '../providers/trigger-field';
 import { isCredentialName } from '../secrets/names';
+import { refuseReservedTokenHeader } from './token-header';
 
 export const PATH_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'object', 'array', 'file[]'] as const;
@@ -28,7 +29,7 @@ export const triggerInputSchema = z.strictObject({
   workflowId: id,
   workspaceId: id,
   deployed: z.boolean(),
-  auth: z.strictObject({ token: z.string().min(1).max(512), header: headerNameAsWritten.optional() }).optional(),
+  auth: z.strictObject({ token: z.string().min(1).max(512), header: headerNameAsWritten.superRefine(refuseReservedTokenHeader).optional() }).optional(),
   /** Only these request headers are published (lower-cased); absent = every header that is not a credential. */
   publishHeaders: z.array(publishableHeaderName).max(100).optional(),
   inputFormat: z
