@@ -7,10 +7,11 @@ import { RequestUploads } from '../files/request-uploads';
 import { Refusal } from '../outcomes/refusal';
 import type { StoredTrigger } from '../registry/schemas';
 import type { EventTrace } from '../tracing/w3c';
-import { answerEarlierClaim, publishTriggerEvent, type DeliveryFacts, type HeldKey, type WebhookAck } from './accept-webhook';
+import { answerEarlierClaim, eventHeaders, publishTriggerEvent, type DeliveryFacts, type HeldKey, type WebhookAck } from './accept-webhook';
 import { identityContentType, multipartIdentity } from './body-identity';
 import { applyInputFormat } from './coerce';
 import { checkInputSchema } from './input-schema';
+import { refuseUrlShape } from './file-values';
 import { claimOrDegrade, releaseQuietly } from './guarded-store';
 import { publishableQuery } from './headers';
 import { fingerprintHeldByAnother, headerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
@@ -55,6 +56,8 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
     throw new Refusal('body_too_large', `the body exceeds ${maxBodyBytes} bytes`, { limit: maxBodyBytes });
   }
   const query = publishableQuery(req.query);
+  refuseUrlShape('query', query);
+  refuseUrlShape('headers', eventHeaders(req.headers, trigger));
   const early = await claimHeaderKey(deps, req);
   if (early && 'ack' in early) return early.ack;
 
@@ -82,6 +85,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
       },
       (bytes) => req.note?.({ bytes }),
     );
+    refuseUrlShape('$', streamed.fields);
     const parsed = { input: streamed.fields, value: streamed.fields };
     applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
     checkInputSchema(parsed.input, trigger.schema);

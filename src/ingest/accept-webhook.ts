@@ -14,6 +14,7 @@ import { checkInputSchema } from './input-schema';
 import { completeOrRetry, releaseQuietly, type GuardedClaim, type OwnedClaim } from './guarded-store';
 import { claimDelivery } from './delivery-claims';
 import { publishableHeaders, publishableQuery } from './headers';
+import { refuseUrlShape } from './file-values';
 import { bodyStoreKey, fingerprintHeldByAnother, providerIdempotencyKey, resolveIdempotencyKey, triggerStoreKey, type IdempotencyKey } from './idempotency-key';
 import { parseBody, type ParsedBody } from './parse-body';
 import { publishRefusal } from './publish-failure';
@@ -80,6 +81,8 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
 
   const bodyHash = bodyIdentity(raw, parsed);
   const query = publishableQuery(req.query);
+  refuseUrlShape('query', query);
+  refuseUrlShape('headers', eventHeaders(req.headers, trigger, delivery));
   const keyField = trigger.idempotency?.keyField;
   const fingerprint = { method: req.method, path, query, contentType: identityContentType(contentType), bodyHash };
   const key = delivery
@@ -170,11 +173,7 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
     common: commonFields(parsed.value),
     method: parts.method,
     contentType: contentType ?? null,
-    headers: publishableHeaders(parts.headers, {
-      authHeader: trigger.auth?.header?.toLowerCase(),
-      allow: trigger.publishHeaders,
-      hidden: delivery?.hiddenHeaders,
-    }),
+    headers: eventHeaders(parts.headers, trigger, delivery),
     query,
     ...(delivery && { provider: delivery.published }),
   }, parts.trace);
@@ -205,6 +204,15 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
   }
   await Promise.all(writes);
   return { ...ack, replayed: false };
+}
+
+/** The request's headers as the event carries them (contract §4): credentials and signatures withheld. */
+export function eventHeaders(headers: IncomingHttpHeaders, trigger: StoredTrigger, delivery?: TriggerEventParts['delivery']): Record<string, string> {
+  return publishableHeaders(headers, {
+    authHeader: trigger.auth?.header?.toLowerCase(),
+    allow: trigger.publishHeaders,
+    hidden: delivery?.hiddenHeaders,
+  });
 }
 
 function logFacts(key: IdempotencyKey, delivery: TriggerEventParts['delivery']): DeliveryFacts {

@@ -1,5 +1,6 @@
 import { withoutControlCharacters } from '../files/file-name';
 import { Refusal } from '../outcomes/refusal';
+import { isUrlFileValue } from './safe-json';
 
 /**
  * Contract §2.5, "only the gateway mints file values". A file value the gateway built from a
@@ -50,6 +51,17 @@ export function foreignFileValue(path: string): Refusal {
     path,
     problem: 'only the gateway mints file values by reference',
   });
+}
+
+/**
+ * Contract §13.1, "file values only the gateway mints, anywhere". The published query and
+ * headers, and a form's or multipart body's fields, are flat: their values are strings (arrays
+ * of strings; the query parser is `simple`, src/app.ts) or file values the gateway minted. The
+ * one place a `{ type: "url", data }` shape can form there is the object itself, as with
+ * `?type=url&data=s3://…`: 400 file_value_not_allowed naming `query`, `headers` or `$` (the body).
+ */
+export function refuseUrlShape(where: 'query' | 'headers' | '$', published: Record<string, unknown>): void {
+  if (isUrlFileValue(published)) throw foreignFileValue(where);
 }
 
 function notAllowed(field: string, problem: string): Refusal {

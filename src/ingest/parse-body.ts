@@ -3,7 +3,7 @@ import { Refusal } from '../outcomes/refusal';
 import { classifyContentType } from './content-type';
 import { FieldCollector } from './fields';
 import { parseMultipart, type MultipartLimits } from './multipart';
-import { foreignFileValue } from './file-values';
+import { foreignFileValue, refuseUrlShape } from './file-values';
 import { ForeignFileValue, parseJsonSafely } from './safe-json';
 
 export interface ParsedBody {
@@ -35,10 +35,10 @@ export async function parseBody(
     case 'text':
       return wrap(decode(raw, media.charset));
     case 'form':
-      return wrap(parseForm(decode(raw, media.charset), limits.maxFields));
+      return wrap(flat(parseForm(decode(raw, media.charset), limits.maxFields)));
     case 'multipart': {
       const { fields, bodyHash } = await parseMultipart(raw, contentType as string, limits);
-      return { ...wrap(fields), multipartIdentity: bodyHash };
+      return { ...wrap(flat(fields)), multipartIdentity: bodyHash };
     }
   }
 }
@@ -46,6 +46,12 @@ export async function parseBody(
 /** A UTF-8 JSON body as bytes → its value; 400 for invalid UTF-8 or malformed JSON. */
 export function parseJsonBytes(raw: Buffer): unknown {
   return parseJson(decode(raw), false);
+}
+
+/** A form's or multipart body's fields: `type=url&data=s3://…` would be a file value the sender minted (contract §2.5). */
+function flat(fields: unknown): unknown {
+  if (fields !== null && typeof fields === 'object' && !Array.isArray(fields)) refuseUrlShape('$', fields as Record<string, unknown>);
+  return fields;
 }
 
 function wrap(value: unknown): ParsedBody {

@@ -38,7 +38,8 @@ export class ForeignFileValue extends Error {
   }
 }
 
-function isUrlFileValue(value: unknown): boolean {
+/** A `{ type: "url", data }` object: the shape of a file value by reference (contract §2.5, §12). */
+export function isUrlFileValue(value: unknown): boolean {
   return (
     value !== null &&
     typeof value === 'object' &&

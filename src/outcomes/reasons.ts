@@ -27,7 +27,7 @@ export const REASONS = {
   // 400
   body_unreadable: { code: 'BAD_REQUEST', explain: 'the connection ended before the body was read' },
   duplicate_host: { code: 'BAD_REQUEST', explain: 'the request has more than one Host header (RFC 9112 §3.2)' },
-  file_value_not_allowed: { code: 'BAD_REQUEST', explain: 'the body carries a file value only the gateway may mint (type url anywhere, details.path; or in a file[] field a scheme other than data:)' },
+  file_value_not_allowed: { code: 'BAD_REQUEST', explain: 'the request carries a file value only the gateway may mint (type url anywhere in the body, or formed by the query or the headers; details.path; or in a file[] field a scheme other than data:)' },
   invalid_encoding: { code: 'BAD_REQUEST', explain: 'the body (or a text part) is not valid in its charset' },
   invalid_field: { code: 'BAD_REQUEST', explain: "a field's value cannot be the type inputFormat declares" },
   invalid_handshake: { code: 'BAD_REQUEST', explain: 'a verification handshake lacks a parameter or has an unsafe one' },
