@@ -57,7 +57,8 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
   }
   const query = publishableQuery(req.query);
   refuseUrlShape('query', query);
-  refuseUrlShape('headers', eventHeaders(req.headers, trigger));
+  const headers = eventHeaders(req.headers, trigger);
+  refuseUrlShape('headers', headers);
   const early = await claimHeaderKey(deps, req);
   if (early && 'ack' in early) return early.ack;
 
@@ -108,7 +109,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
     }
     const owned = held;
     held = undefined; // from here publishTriggerEvent releases the claim itself when it fails
-    const parts = { path, trigger, method: req.method, headers: req.headers, contentType, query, key, parsed, eventId, trace: req.trace, uploads };
+    const parts = { path, trigger, method: req.method, headers, contentType, query, key, parsed, eventId, trace: req.trace, uploads };
     handedOver = true; // from here publishTriggerEvent drops or keeps the objects (the sink may hold the event)
     return await publishTriggerEvent(deps, parts, owned);
   } catch (error) {

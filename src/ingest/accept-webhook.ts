@@ -82,7 +82,8 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
   const bodyHash = bodyIdentity(raw, parsed);
   const query = publishableQuery(req.query);
   refuseUrlShape('query', query);
-  refuseUrlShape('headers', eventHeaders(req.headers, trigger, delivery));
+  const headers = eventHeaders(req.headers, trigger, delivery);
+  refuseUrlShape('headers', headers);
   const keyField = trigger.idempotency?.keyField;
   const fingerprint = { method: req.method, path, query, contentType: identityContentType(contentType), bodyHash };
   const key = delivery
@@ -92,7 +93,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
   const storeKey = triggerStoreKey(trigger, path, key);
   const bodyKey = delivery?.claimsBody ? bodyStoreKey(trigger, path, delivery.published.kind, bodyHash) : undefined;
   const claims = await claimDelivery(deps, storeKey, bodyKey, bodyHash);
-  const parts = { ...req, contentType, query, key, parsed, delivery };
+  const parts = { ...req, headers, contentType, query, key, parsed, delivery };
   if ('earlier' in claims) {
     const { earlier } = claims;
     if (claims.of === 'body') return answerEarlierClaim(earlier, false, trigger);
@@ -135,7 +136,8 @@ export interface TriggerEventParts {
   path: string;
   trigger: StoredTrigger;
   method: string;
-  headers: IncomingHttpHeaders;
+  /** As published (credentials and signatures removed: eventHeaders). */
+  headers: Record<string, string>;
   contentType: string | undefined;
   /** As published (credentials removed). */
   query: Record<string, unknown>;
@@ -173,7 +175,7 @@ export async function publishTriggerEvent(deps: IngestDeps & { files?: FileStore
     common: commonFields(parsed.value),
     method: parts.method,
     contentType: contentType ?? null,
-    headers: eventHeaders(parts.headers, trigger, delivery),
+    headers: parts.headers,
     query,
     ...(delivery && { provider: delivery.published }),
   }, parts.trace);
