@@ -12,7 +12,7 @@
 set -euo pipefail
 
 REDIS_TEST_URL="${REDIS_TEST_URL:-redis://127.0.0.1:6379/0}"
-export REDIS_TEST_URL
+
 missing=()
 
 need() { # need <command> <what it is for> <Debian package>
