@@ -23,6 +23,7 @@ need redis-cli "Redis Cluster tests join nodes with it" redis-server
 need kcat "librdkafka's mock Kafka cluster for the Kafka tests" kcat
 need openssl "the Redis TLS tests make a throwaway CA" openssl
 need prlimit "the file sink's full-disk test sets a file size limit" util-linux
+need promtool "the alert rules' tests in deploy/observability" "--no-install-recommends prometheus"
 
 # The S3 tests run moto's server; a pyenv interpreter may have it where python3 does not.
 if [ -z "${MOTO_PYTHON:-}" ]; then
@@ -51,7 +52,8 @@ fi
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "test-setup: the test suite cannot run on this machine yet; missing:" >&2
   for item in "${missing[@]}"; do echo "  - $item" >&2; done
-  echo "On Debian/Ubuntu, all at once: apt-get install -y redis-server kcat openssl util-linux && pip install 'moto[server]'" >&2
+  echo "On Debian/Ubuntu, all at once: apt-get install -y redis-server kcat openssl util-linux \\
+  && apt-get install -y --no-install-recommends prometheus && pip install 'moto[server]'" >&2
   exit 1
 fi
 
