@@ -27,7 +27,7 @@ need promtool "the alert rules' tests in deploy/observability" "--no-install-rec
 
 # The S3 tests run moto's server; a pyenv interpreter may have it where python3 does not.
 if [ -z "${MOTO_PYTHON:-}" ]; then
-  for python in python3 "$HOME"/.pyenv/shims/python3 "$HOME"/.pyenv/versions/*/bin/python3; do
+  for python in python3 "${HOME:-/root}"/.pyenv/shims/python3 "${HOME:-/root}"/.pyenv/versions/*/bin/python3; do
     if "$python" -c 'import moto.server, flask' >/dev/null 2>&1; then export MOTO_PYTHON="$python"; break; fi
   done
 fi
