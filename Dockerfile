@@ -12,7 +12,13 @@
 # which matters for broker and Redis host names inside Kubernetes), and the build
 # stage's native dev tools (@swc/core) ship glibc binaries first.
 
-ARG NODE_IMAGE=node:24-bookworm-slim
+# Pinned by digest, so a rebuild gets the same base (a tag moves with every upstream rebuild).
+# This is the multi-platform index of node:24.18.1-bookworm-slim (= node:24-bookworm-slim on
+# 2026-07-30), as docker-library/repo-info records it (repos/node/remote/24-bookworm-slim.md).
+# To move to the current build: `docker buildx imagetools inspect node:24-bookworm-slim`
+# prints its digest; put the version and digest here (Dependabot's and Renovate's docker
+# updaters keep such a line current).
+ARG NODE_IMAGE=node:24.18.1-bookworm-slim@sha256:235600a8101ab264e117b1768e925532262668dc9b581ef1dd7d96ced463b8e7
 
 # ---------------------------------------------------------------------------
 # build: install every dependency, compile TypeScript, then drop dev dependencies
@@ -53,7 +59,9 @@ RUN mkdir -p /app/data && chown node:node /app/data
 # Kubernetes' runAsNonRoot can verify it without reading /etc/passwd.
 USER 1000:1000
 
-EXPOSE 8080
+# 8080: senders (webhooks, channels, /healthz). 8081: the admin listener (/admin, /metrics,
+# /readyz): publish it to operators and Prometheus only, never to senders.
+EXPOSE 8080 8081
 
 # No curl/wget in slim images: node itself probes liveness (/healthz, not /readyz,
 # so a Redis or Kafka outage never gets the container restarted).

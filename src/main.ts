@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdminApp, createApp } from './app';
+import { settingsHelp } from './config/help';
 import { loadConfig, redactConfig } from './config/load';
+import { unknownSettings } from './config/unknown';
 import { createContainer, httpServerSettings } from './container';
 import { destroyLingeringSockets } from './http/lingering-close';
 import { createHttpServer } from './http/server';
@@ -15,6 +17,12 @@ const ADMIN_TOKEN_ADVISED_LENGTH = 16;
 
 /** Process entry: config → container → app → listen; signals; exit codes. */
 async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(settingsHelp());
+    return;
+  }
+  if (args.length > 0) return exitWithProblems([`unknown argument ${args[0]}: settings are environment variables (--help lists them)`]);
   const loaded = loadConfig(process.env);
   if (!loaded.ok) return exitWithProblems(loaded.problems);
   const config = loaded.config;
@@ -28,6 +36,10 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   logger.info({ config: redactConfig(config) }, 'starting');
+  // The name only: the value of a misspelled secret setting is still a secret.
+  for (const { name, closest } of unknownSettings(process.env)) {
+    logger.warn({ setting: name, closest }, `unknown setting ${name} is ignored; did you mean ${closest}?`);
+  }
 
   const container = createContainer(config, logger);
   await container.start();
