@@ -100,7 +100,7 @@ export const eventOf = (record: { value: string }) => JSON.parse(record.value);
 
 /** The unit test that makes the HTTP cases' signing trustworthy: the provider's verifier accepts it, and refuses a changed byte. */
 export function describeSigning(title: string, spec: Pick<PresetSpec, 'body' | 'sign' | 'accepts'>) {
-  it(`${title}: the official verifier accepts our signing, and refuses it with one byte changed`, async () => {
+  it(`${title}: the provider's verifier (its official library, else its documented check) accepts our signing, and refuses one changed byte`, async () => {
     const signed = await spec.sign(spec.body, nowSeconds());
     expect(await spec.accepts(signed)).toBe(true);
     expect(await spec.accepts({ ...signed, body: changeOneByte(signed.body) })).toBe(false);
