@@ -30,14 +30,17 @@ describe('GET /admin/providers: the shipped recipes (contract §10.1 G, H)', () 
   };
 
   it.each(HMAC_RECIPES)('lists %s as an HMAC recipe over the body, keyed by secrets, fetching nothing, with its recipe', async (name) => {
-    expect((await catalogue()).get(name)).toMatchObject({
+    const entry = (await catalogue()).get(name);
+    expect(entry).toMatchObject({
       name,
       family: 'hmac-recipe',
       authenticates: 'body',
       keys: 'secrets',
       fetches: [],
-      recipe: expect.objectContaining({ algorithm: expect.stringMatching(/^hmac-sha(1|256|512)$/), signedContent: expect.stringContaining('{body}') }),
+      recipe: expect.objectContaining({ algorithm: expect.stringMatching(/^hmac-sha(1|256|512)$/), signature: expect.any(Object) }),
     });
+    // A template always signs the body; absent, it is `{body}` (the hmac preset's default).
+    expect(entry?.recipe.signedContent ?? '{body}').toContain('{body}');
   });
 
   it.each(PUBLIC_KEY_RECIPES)('lists %s as a %s recipe keyed by publicKeys, fetching nothing', async (name, family) => {
