@@ -174,5 +174,14 @@ function gatewayCases(path: string, spec: PresetSpec) {
       expect(expectError(res, 'UNAUTHORIZED').details).toMatchObject({ reason: 'timestamp_out_of_tolerance' });
       expect(t.sink.records).toHaveLength(before);
     });
+
+    // §10: the tolerance applies in both directions (a clock far ahead proves nothing fresh).
+    it(`refuses 401 timestamp_out_of_tolerance a genuine signature dated ${tolerance + 60} s ahead`, async () => {
+      const ahead = await spec.sign(spec.body, nowSeconds() + tolerance + 60);
+      const before = t.sink.records.length;
+      const res = await deliver(t, path, ahead);
+      expect(expectError(res, 'UNAUTHORIZED').details).toMatchObject({ reason: 'timestamp_out_of_tolerance' });
+      expect(t.sink.records).toHaveLength(before);
+    });
   }
 }

@@ -8,7 +8,8 @@ import { createHmac } from 'node:crypto';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import { WorkOS } from '@workos-inc/node';
 import { opensslHmac } from '../../fixtures/providers/openssl';
-import { describePreset, examplePayload, type Delivery } from '../../helpers/presets';
+import { testApp } from '../../helpers/app';
+import { deliver, describePreset, eventOf, examplePayload, nowSeconds, registerTrigger, type Delivery } from '../../helpers/presets';
 
 const hmacHex = (secret: string, content: string) => createHmac('sha256', secret).update(content).digest('hex');
 /** The signature of `kv` over `content`, checked the way a provider's docs tell a receiver to, by openssl. */
@@ -47,6 +48,30 @@ describePreset('paddle', 'paddle', {
   expected: { name: 'paddle', kind: 'transaction.paid', deliveryId: 'ntf_01hv8x2afxb9xvwn4tvb8rkcnt' },
   signatureHeaders: ['Paddle-Signature'],
   toleranceSeconds: 300,
+});
+
+it('paddle: its SDK accepts the new secret\'s h1 alone but not before a retired one (it keeps only the last h1)', async () => {
+  const body = examplePayload('paddle', 'transaction.paid.json');
+  const ts = nowSeconds();
+  const fresh = hmacHex(PADDLE_SECRET, `${ts}:${body}`);
+  const retired = hmacHex('pdl_ntfset_01hv8wr6pxk2ncwa1cpdmqczzz_retired', `${ts}:${body}`);
+  expect(await paddle.webhooks.isSignatureValid(body, PADDLE_SECRET, `ts=${ts};h1=${fresh}`)).toBe(true);
+  expect(await paddle.webhooks.isSignatureValid(body, PADDLE_SECRET, `ts=${ts};h1=${fresh};h1=${retired}`)).toBe(false);
+});
+
+describe('paddle: a rotated header with several h1 signatures (contract §10.1 A.1: any valid one passes)', () => {
+  const t = testApp();
+  const OLD_SECRET = 'pdl_ntfset_01hv8wr6pxk2ncwa1cpdmqczzz_retired';
+  beforeAll(() => registerTrigger(t, 'paddle-rotated', { name: 'paddle', secrets: [PADDLE_SECRET] }));
+
+  it('accepts the new secret\'s h1 placed before the retired one\'s (Paddle\'s SDK keeps only the last h1)', async () => {
+    const body = examplePayload('paddle', 'transaction.paid.json').replace('ntf_01hv8x2afxb9xvwn4tvb8rkcnt', 'ntf_01hv8x2afxb9xvwn4tvb8rkcnu');
+    const ts = nowSeconds();
+    const header = `ts=${ts};h1=${hmacHex(PADDLE_SECRET, `${ts}:${body}`)};h1=${hmacHex(OLD_SECRET, `${ts}:${body}`)}`;
+    const res = await deliver(t, 'paddle-rotated', { body, headers: { 'Paddle-Signature': header } });
+    expect(res.status).toBe(200);
+    expect(eventOf(t.sink.records[0]).data.provider).toMatchObject({ name: 'paddle', deliveryId: 'ntf_01hv8x2afxb9xvwn4tvb8rkcnu' });
+  });
 });
 
 const CALENDLY_KEY = 'calendly-webhook-signing-key-presets';
