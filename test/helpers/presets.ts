@@ -132,6 +132,10 @@ function gatewayCases(path: string, spec: PresetSpec) {
     expect(event.data.provider).toMatchObject({ ...spec.expected, verified: true, authenticates: 'body' });
     if (!('deliveryId' in spec.expected)) expect(['string', 'object']).toContain(typeof event.data.provider.deliveryId);
     for (const name of spec.signatureHeaders) expect(event.data.headers).not.toHaveProperty(name.toLowerCase());
+    for (const secret of (spec.provider.secrets as string[] | undefined) ?? []) {
+      expect(JSON.stringify(t.sink.records)).not.toContain(secret);
+      expect(t.logLines.join('\n')).not.toContain(secret);
+    }
 
     const replay = await deliver(t, path, genuine);
     expect(replay.status).toBe(ack);

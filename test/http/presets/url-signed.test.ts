@@ -10,7 +10,7 @@ import { WebhooksHelper } from 'square';
 import { opensslHmac } from '../../fixtures/providers/openssl';
 import { testApp } from '../../helpers/app';
 import { expectError } from '../../helpers/http';
-import { PUBLIC_BASE_URL, deliver, describePreset, examplePayload, publicUrl, registerTrigger, type Delivery } from '../../helpers/presets';
+import { PUBLIC_BASE_URL, deliver, describePreset, eventOf, examplePayload, nowSeconds, publicUrl, registerTrigger, type Delivery } from '../../helpers/presets';
 
 const env = { PUBLIC_BASE_URL };
 
@@ -46,6 +46,32 @@ describePreset('hubspot', 'hubspot', {
   expected: { name: 'hubspot', kind: 'contact.propertyChange', deliveryId: expect.stringContaining('3816279340') },
   signatureHeaders: ['X-HubSpot-Signature-v3'],
   toleranceSeconds: 300,
+});
+
+function hubspotDelivery(body: string, at: number): Delivery {
+  const timestamp = String(at * 1000);
+  const url = publicUrl('hubspot-batch');
+  return { body, headers: { 'X-HubSpot-Signature-v3': createHmac('sha256', HUBSPOT_SECRET).update(`POST${url}${body}${timestamp}`).digest('base64'), 'X-HubSpot-Request-Timestamp': timestamp } };
+}
+
+describe('hubspot: a delivery of several events (contract §10.1 C: one id synthesized from all)', () => {
+  const t = testApp(env);
+  const [first] = JSON.parse(HUBSPOT_BODY);
+  const batch = (attempt: number) => JSON.stringify([0, 1].map((i) => ({ ...first, eventId: first.eventId + i, objectId: first.objectId + i, attemptNumber: attempt })));
+  beforeAll(() => registerTrigger(t, 'hubspot-batch', { name: 'hubspot', secrets: [HUBSPOT_SECRET] }));
+
+  it('is published once, under an id that is not the first event\'s alone, and its retry is a replay', async () => {
+    const res = await deliver(t, 'hubspot-batch', hubspotDelivery(batch(0), nowSeconds() - 30));
+    expect(res.status).toBe(200);
+    expect(t.sink.records).toHaveLength(1);
+    const provider = eventOf(t.sink.records[0]).data.provider;
+    expect(provider).toMatchObject({ name: 'hubspot', kind: 'contact.propertyChange', verified: true });
+    expect(provider.deliveryId).not.toBe(String(first.eventId));
+
+    const retry = await deliver(t, 'hubspot-batch', hubspotDelivery(batch(1), nowSeconds()));
+    expect(retry.status).toBe(200);
+    expect(t.sink.records).toHaveLength(1);
+  });
 });
 
 const SQUARE_KEY = 'square-webhook-signature-key-presets';
