@@ -1,0 +1,111 @@
+/**
+ * Issue 36, family R1 (contract §10.1 C): one header, an HMAC of the raw body, no timestamp, so a
+ * replay is caught by the delivery id or the body claim whatever unsigned id header it carries.
+ * Razorpay is accepted first by razorpay's validateWebhookSignature; the others ship no Node
+ * verifier, so they are signed as their docs say and checked by openssl. Teams outgoing webhooks
+ * use the base64-decoded security token as the key.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { validateWebhookSignature } from 'razorpay/dist/utils/razorpay-utils';
+import { opensslHmac } from '../../fixtures/providers/openssl';
+import { testApp } from '../../helpers/app';
+import { expectError } from '../../helpers/http';
+import { deliver, describePreset, examplePayload, registerTrigger } from '../../helpers/presets';
+
+const hmac = (algorithm: 'sha1' | 'sha256', key: string | Buffer, body: string) => createHmac(algorithm, key).update(body);
+
+const RAZORPAY_SECRET = 'razorpay-webhook-secret-presets';
+describePreset('razorpay', 'razorpay', {
+  provider: { name: 'razorpay', secrets: [RAZORPAY_SECRET] },
+  body: examplePayload('razorpay', 'payment.captured.json'),
+  sign: (body) => ({
+    body,
+    headers: { 'X-Razorpay-Signature': hmac('sha256', RAZORPAY_SECRET, body).digest('hex'), 'x-razorpay-event-id': 'JMRNbQ5RjaS3e9' },
+  }),
+  accepts: (d) => validateWebhookSignature(d.body, d.headers['X-Razorpay-Signature'], RAZORPAY_SECRET),
+  expected: { name: 'razorpay', kind: 'payment.captured', deliveryId: 'JMRNbQ5RjaS3e9' },
+  signatureHeaders: ['X-Razorpay-Signature'],
+  otherIdHeader: { 'x-razorpay-event-id': 'JMRNbQ5RjaS3eA' },
+});
+
+const TYPEFORM_SECRET = 'typeform-webhook-secret-presets';
+describePreset('typeform', 'typeform', {
+  provider: { name: 'typeform', secrets: [TYPEFORM_SECRET] },
+  body: examplePayload('typeform', 'form_response.json'),
+  sign: (body) => ({ body, headers: { 'Typeform-Signature': `sha256=${hmac('sha256', TYPEFORM_SECRET, body).digest('base64')}` } }),
+  // Typeform's documented check (typeform.com/developers/webhooks/secure-your-webhooks), by openssl.
+  accepts: (d) => d.headers['Typeform-Signature'] === `sha256=${opensslHmac('sha256', TYPEFORM_SECRET, d.body).toString('base64')}`,
+  expected: { name: 'typeform', kind: 'form_response', deliveryId: expect.any(String) },
+  signatureHeaders: ['Typeform-Signature'],
+});
+
+const VERCEL_SECRET = 'vercel-integration-secret-presets';
+describePreset('vercel', 'vercel', {
+  provider: { name: 'vercel', secrets: [VERCEL_SECRET] },
+  body: examplePayload('vercel', 'deployment.created.json'),
+  sign: (body) => ({ body, headers: { 'x-vercel-signature': hmac('sha1', VERCEL_SECRET, body).digest('hex') } }),
+  // Vercel's documented check (vercel.com/docs/webhooks/webhooks-api#securing-webhooks): hex HMAC-SHA1, by openssl.
+  accepts: (d) => d.headers['x-vercel-signature'] === opensslHmac('sha1', VERCEL_SECRET, d.body).toString('hex'),
+  expected: { name: 'vercel', kind: 'deployment.created', deliveryId: expect.any(String) },
+  signatureHeaders: ['x-vercel-signature'],
+});
+
+const BITBUCKET_SECRET = 'bitbucket-webhook-secret-presets';
+describePreset('bitbucket', 'bitbucket', {
+  provider: { name: 'bitbucket', secrets: [BITBUCKET_SECRET] },
+  body: examplePayload('bitbucket', 'repo.push.json'),
+  sign: (body) => ({
+    body,
+    headers: {
+      'X-Hub-Signature': `sha256=${hmac('sha256', BITBUCKET_SECRET, body).digest('hex')}`,
+      'X-Event-Key': 'repo:push',
+      'X-Request-UUID': 'afbc8a7c-1e3f-4ad6-8d58-2cb9e4e1e51b',
+      'X-Hook-UUID': 'cb6b8b0f-64b1-4fcb-a0c1-4c3b9e46c2f5',
+    },
+  }),
+  // Bitbucket Cloud's documented check (support.atlassian.com/bitbucket-cloud/docs/manage-webhooks/#Secure-webhooks), by openssl.
+  accepts: (d) => d.headers['X-Hub-Signature'] === `sha256=${opensslHmac('sha256', BITBUCKET_SECRET, d.body).toString('hex')}`,
+  expected: { name: 'bitbucket', kind: 'repo:push', deliveryId: expect.any(String) },
+  signatureHeaders: ['X-Hub-Signature'],
+  otherIdHeader: { 'X-Request-UUID': '0b5b4c1e-5b1a-4f6e-9f57-0c9e0d8c2a11' },
+});
+
+const COINBASE_SECRET = 'coinbase-commerce-shared-secret-presets';
+describePreset('coinbase-commerce', 'coinbase', {
+  provider: { name: 'coinbase-commerce', secrets: [COINBASE_SECRET] },
+  body: examplePayload('coinbase-commerce', 'charge.confirmed.json'),
+  sign: (body) => ({ body, headers: { 'X-CC-Webhook-Signature': hmac('sha256', COINBASE_SECRET, body).digest('hex') } }),
+  // Coinbase Commerce's documented check (hex HMAC-SHA256 of the raw body), by openssl.
+  accepts: (d) => d.headers['X-CC-Webhook-Signature'] === opensslHmac('sha256', COINBASE_SECRET, d.body).toString('hex'),
+  expected: { name: 'coinbase-commerce', kind: 'charge:confirmed', deliveryId: expect.any(String) },
+  signatureHeaders: ['X-CC-Webhook-Signature'],
+});
+
+/** The security token Teams shows when an outgoing webhook is created: base64 of the HMAC key. */
+const TEAMS_TOKEN = Buffer.from('teams-outgoing-webhook-key-32-by').toString('base64');
+const TEAMS_KEY = Buffer.from(TEAMS_TOKEN, 'base64');
+/** Teams' documented check (learn.microsoft.com/microsoftteams/platform/webhooks-and-connectors/how-to/add-outgoing-webhook), by openssl with the decoded key. */
+const opensslTeams = (body: string) =>
+  execFileSync('openssl', ['dgst', '-sha256', '-mac', 'HMAC', '-macopt', `hexkey:${TEAMS_KEY.toString('hex')}`, '-binary'], { input: body }).toString('base64');
+const TEAMS_BODY = examplePayload('teams-outgoing', 'message.json');
+
+describePreset('teams-outgoing', 'teams', {
+  provider: { name: 'teams-outgoing', secrets: [TEAMS_TOKEN] },
+  body: TEAMS_BODY,
+  sign: (body) => ({ body, headers: { Authorization: `HMAC ${hmac('sha256', TEAMS_KEY, body).digest('base64')}` } }),
+  accepts: (d) => d.headers.Authorization === `HMAC ${opensslTeams(d.body)}`,
+  expected: { name: 'teams-outgoing', kind: 'message', deliveryId: '1485983408511' },
+  signatureHeaders: ['Authorization'],
+});
+
+describe('teams-outgoing: the key is the base64-decoded token, not its text', () => {
+  const t = testApp();
+  beforeAll(() => registerTrigger(t, 'teams-key', { name: 'teams-outgoing', secrets: [TEAMS_TOKEN] }));
+
+  it('refuses 401 signature_invalid a signature keyed with the token as text', async () => {
+    const res = await deliver(t, 'teams-key', { body: TEAMS_BODY, headers: { Authorization: `HMAC ${hmac('sha256', TEAMS_TOKEN, TEAMS_BODY).digest('base64')}` } });
+    expect(expectError(res, 'UNAUTHORIZED').details).toMatchObject({ reason: 'signature_invalid' });
+    expect(t.sink.records).toHaveLength(0);
+  });
+});
