@@ -11,24 +11,32 @@ import {
   type LogTarget,
 } from './delivery-log';
 
+/** Serialized size of all entries held, in all logs: entries are at most 4 KiB, so counting them alone is not a bound. */
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+
 /**
  * One target's last `capacity` entries in a ring: `next` is where the next entry goes (and,
- * once full, the oldest entry). An append writes three slots and allocates nothing.
+ * once full, the oldest entry). An append writes four slots and allocates nothing.
  */
 class Ring {
   readonly entries: DeliveryEntry[] = [];
   readonly seqs: number[] = [];
   readonly atMs: number[] = [];
+  readonly sizes: number[] = [];
   next = 0;
 
   constructor(private readonly capacity: number) {}
 
-  push(entry: DeliveryEntry, seq: number, atMs: number): void {
+  /** Returns the size of the entry it overwrote (0 while the ring fills). */
+  push(entry: DeliveryEntry, seq: number, atMs: number, size: number): number {
     const i = this.next;
+    const overwritten = this.sizes[i] ?? 0;
     this.entries[i] = entry;
     this.seqs[i] = seq;
     this.atMs[i] = atMs;
+    this.sizes[i] = size;
     this.next = i + 1 === this.capacity ? 0 : i + 1;
+    return overwritten;
   }
 
   get size(): number {
@@ -46,6 +54,8 @@ class Ring {
 interface TargetLog {
   main?: Ring;
   unauthenticated?: Ring;
+  /** Serialized size of the entries in both rings. */
+  bytes: number;
 }
 
 /** Walks a ring newest first from the first entry older than `before` (a seq). */
@@ -84,35 +94,52 @@ export interface MemoryDeliveryLogOptions {
   maxEntries: number;
   /** Triggers and channels with a log; past it the least recently written log is forgotten. */
   maxTargets: number;
+  /** Serialized size of all entries; past it too the least recently written logs are forgotten. DEFAULT_MAX_BYTES by default. */
+  maxBytes?: number;
   now?: () => number;
 }
 
 /**
  * Embedded mode: each log is a ring of `maxEntries` and one of `unauthenticatedShare(maxEntries)`
- * unauthenticated refusals; the logs are an LRU of `maxTargets`, so memory stays under
- * maxTargets × (maxEntries + share) entries. One sequence numbers the entries of both rings:
+ * unauthenticated refusals; the logs are an LRU of `maxTargets` holding at most `maxBytes` of
+ * entries (serialized), so memory stays under maxTargets × (maxEntries + share) entries and
+ * maxBytes. One sequence numbers the entries of both rings:
  * a page merges them by it, and the cursor is the last one shown.
  */
 export class MemoryDeliveryLog implements DeliveryLog {
   private readonly logs: LRUCache<string, TargetLog>;
   private readonly now: () => number;
+  private readonly maxBytes: number;
   private seq = 0;
+  /** Serialized size of every entry held. */
+  private bytes = 0;
 
   constructor(private readonly options: MemoryDeliveryLogOptions) {
-    this.logs = new LRUCache({ max: options.maxTargets });
+    this.logs = new LRUCache({ max: options.maxTargets, dispose: (log) => void (this.bytes -= log.bytes) });
     this.now = options.now ?? Date.now;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  }
+
+  /** Serialized size of every entry held (for tests). */
+  get heldBytes(): number {
+    return this.bytes;
   }
 
   append(target: LogTarget, entry: DeliveryEntry, share: LogShare = 'main'): void {
     const key = targetKey(target);
     let log = this.logs.get(key);
     if (!log) {
-      log = {};
+      log = { bytes: 0 };
       this.logs.set(key, log);
     }
     const capacity = share === 'main' ? this.options.maxEntries : unauthenticatedShare(this.options.maxEntries);
     const ring = (log[share] ??= new Ring(capacity));
-    ring.push(entry, ++this.seq, this.now());
+    const size = JSON.stringify(entry).length;
+    const grown = size - ring.push(entry, ++this.seq, this.now(), size);
+    log.bytes += grown;
+    this.bytes += grown;
+    // The log just written is the most recent: the least recently written ones go first.
+    while (this.bytes > this.maxBytes && this.logs.size > 1) this.logs.pop();
   }
 
   async page(target: LogTarget, limit: number, cursor?: string): Promise<DeliveryPage> {

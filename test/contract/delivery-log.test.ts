@@ -203,3 +203,21 @@ describe('RedisDeliveryLog in Redis', () => {
     await waitUntil(() => lost === 1, 'the lost entry counted');
   });
 });
+
+describe('MemoryDeliveryLog memory bound', () => {
+  it('holds at most maxBytes of entries: past it the least recently written logs are forgotten', async () => {
+    const log = new MemoryDeliveryLog({ maxEntries: 10, maxTargets: 100, maxBytes: 20_000 });
+    const big = (n: number): DeliveryEntry => ({ ...entry(n), idempotencyKey: 'k'.repeat(250), kind: 'x'.repeat(250), deliveryId: 'd'.repeat(250) });
+    const size = JSON.stringify(big(10)).length;
+    const targets = Array.from({ length: 6 }, (_, i): LogTarget => ({ kind: 'trigger', id: `t${i}` }));
+    for (const target of targets) for (let n = 10; n < 20; n++) log.append(target, big(n));
+    expect(log.heldBytes).toBeLessThanOrEqual(20_000);
+    expect(log.heldBytes).toBeGreaterThan(20_000 - 11 * size);
+    // The last written targets keep their full rings; the first ones were forgotten.
+    expect(await readAll(log, targets[5])).toHaveLength(10);
+    expect(await readAll(log, targets[4])).toHaveLength(10);
+    expect(await readAll(log, targets[0])).toEqual([]);
+    await log.close();
+    expect(log.heldBytes).toBe(0);
+  });
+});
