@@ -49,7 +49,8 @@ class BufferFullError extends Error {
 }
 
 /**
- * Production: one Redis Stream per trigger or channel, shared by every pod. `append` only
+ * Production: one Redis Stream per trigger or channel registration and share (the main one and
+ * the unauthenticated refusals'), shared by every pod. `append` only
  * buffers the entry; once the callback that appended it has run (process.nextTick) the
  * buffer goes out as one script call per stream carrying all of that stream's new entries in
  * order (a stream is one key, so this holds on a Redis Cluster too). So a request adds at most
