@@ -113,7 +113,7 @@ describe('refused strangers cannot push out the record (contract §13.1)', () =>
       Array.from({ length: 160 }, () => request(t.app).post(hookUrl('flooded')).set('Authorization', 'Bearer not-the-token').send({})),
     );
     // Wrong tokens, then (the client failed too often) throttled: all strangers' refusals.
-    expect(new Set(refused.map((r) => r.status))).toEqual(new Set([401, 429]));
+    expect(refused.filter((r) => r.status !== 401 && r.status !== 429)).toEqual([]);
     const lastRefused = refused.map((r) => r.headers['x-request-id']);
     await waitUntil(async () => (await logOf(t, 'flooded')).data.length === 10 + 25, 'both shares full');
     const shown = (await logOf(t, 'flooded')).data;
