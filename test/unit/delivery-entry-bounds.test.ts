@@ -33,4 +33,19 @@ describe('boundedEntry', () => {
     const entry = boundedEntry({ ...base(), diagnostics: { scheme: 'hmac', headerSeen: 'x'.repeat(10_000), secretsTried: 1 } });
     expect(entry.diagnostics).toEqual({ scheme: 'hmac', headerSeen: 'x'.repeat(256), secretsTried: 1 });
   });
+
+  it('stays under 4 KiB for entries of every length and alphabet (escapes, 2-, 3- and 4-byte characters)', () => {
+    const alphabets = ['a', '\u00e9', '\u20ac', '\u{1F600}', '\u0001', '"'];
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const text = () => alphabets[next(alphabets.length)].repeat(next(400));
+    for (let i = 0; i < 500; i++) {
+      const entry: DeliveryEntry = { ...base(), requestId: text(), idempotencyKey: text(), deliveryId: text(), kind: text(), eventId: text(), clientIp: text(), reason: text() };
+      if (i % 2) entry.diagnostics = { scheme: text(), headerSeen: text(), signaturesInHeader: 1, secretsTried: 2, bodySha256: null, bodyBytes: 10 };
+      expect(bytes(boundedEntry(entry))).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
+    }
+  });
 });
