@@ -1,7 +1,7 @@
 import { MemoryStore } from 'express-rate-limit';
 import type { AppDeps, DependencyCheck } from './app-deps';
 import type { Config } from './config/schema';
-import type { DeliveryLog } from './delivery-log/delivery-log';
+import { unauthenticatedShare, type DeliveryLog } from './delivery-log/delivery-log';
 import { MemoryDeliveryLog } from './delivery-log/memory';
 import { RedisDeliveryLog } from './delivery-log/redis';
 import { fileStoreFor, type FileStoreSettings } from './files/pick';
@@ -251,5 +251,6 @@ function redisStores(config: Config, settings: RedisSettings, logger: Logger, tr
 
 /** Embedded mode keeps at most 100,000 entries in all (about 40 MB): fewer logs when each keeps more. */
 export function memoryDeliveryLogSize(maxEntries: number): { maxEntries: number; maxTargets: number } {
-  return { maxEntries, maxTargets: Math.max(1, Math.floor(100_000 / maxEntries)) };
+  // Each target's log holds up to maxEntries plus its unauthenticated share (contract §13.1).
+  return { maxEntries, maxTargets: Math.max(1, Math.floor(100_000 / (maxEntries + unauthenticatedShare(maxEntries)))) };
 }

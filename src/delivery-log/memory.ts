@@ -1,24 +1,42 @@
 import { LRUCache } from 'lru-cache';
-import { DELIVERY_LOG_MAX_AGE_MS, InvalidCursorError, targetKey, type DeliveryEntry, type DeliveryLog, type DeliveryPage, type LogTarget } from './delivery-log';
+import {
+  DELIVERY_LOG_MAX_AGE_MS,
+  InvalidCursorError,
+  targetKey,
+  unauthenticatedShare,
+  type DeliveryEntry,
+  type DeliveryLog,
+  type DeliveryPage,
+  type LogShare,
+  type LogTarget,
+} from './delivery-log';
+
+/** Serialized size of all entries held, in all logs: entries are at most 4 KiB, so counting them alone is not a bound. */
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * One target's last `capacity` entries in a ring: `next` is where the next entry goes (and,
- * once full, the oldest entry). An append writes three slots and allocates nothing.
+ * once full, the oldest entry). An append writes four slots and allocates nothing.
  */
 class Ring {
   readonly entries: DeliveryEntry[] = [];
   readonly seqs: number[] = [];
   readonly atMs: number[] = [];
+  readonly sizes: number[] = [];
   next = 0;
 
   constructor(private readonly capacity: number) {}
 
-  push(entry: DeliveryEntry, seq: number, atMs: number): void {
+  /** Returns the size of the entry it overwrote (0 while the ring fills). */
+  push(entry: DeliveryEntry, seq: number, atMs: number, size: number): number {
     const i = this.next;
+    const overwritten = this.sizes[i] ?? 0;
     this.entries[i] = entry;
     this.seqs[i] = seq;
     this.atMs[i] = atMs;
+    this.sizes[i] = size;
     this.next = i + 1 === this.capacity ? 0 : i + 1;
+    return overwritten;
   }
 
   get size(): number {
@@ -32,57 +50,114 @@ class Ring {
   }
 }
 
+/** One target's log: its main share and, once it had one, its unauthenticated refusals apart. */
+interface TargetLog {
+  main?: Ring;
+  unauthenticated?: Ring;
+  /** Serialized size of the entries in both rings. */
+  bytes: number;
+}
+
+/** Walks a ring newest first from the first entry older than `before` (a seq). */
+class Walker {
+  private k = 0;
+
+  constructor(
+    private readonly ring: Ring | undefined,
+    before: number,
+    private readonly oldest: number,
+  ) {
+    while (this.ring && this.k < this.ring.size && this.ring.seqs[this.ring.at(this.k)] >= before) this.k++;
+  }
+
+  /** The index of the current entry, or -1 when none is left (or it is older than 7 days). */
+  get current(): number {
+    if (!this.ring || this.k >= this.ring.size) return -1;
+    const i = this.ring.at(this.k);
+    return this.ring.atMs[i] < this.oldest ? -1 : i;
+  }
+
+  seq(): number {
+    const i = this.current;
+    return i < 0 ? -1 : this.ring!.seqs[i];
+  }
+
+  take(): DeliveryEntry {
+    const entry = this.ring!.entries[this.current];
+    this.k++;
+    return entry;
+  }
+}
+
 export interface MemoryDeliveryLogOptions {
   /** Entries kept per trigger or channel (DELIVERY_LOG_MAX). */
   maxEntries: number;
   /** Triggers and channels with a log; past it the least recently written log is forgotten. */
   maxTargets: number;
+  /** Serialized size of all entries; past it too the least recently written logs are forgotten. DEFAULT_MAX_BYTES by default. */
+  maxBytes?: number;
   now?: () => number;
 }
 
 /**
- * Embedded mode: each log is a ring of `maxEntries`; the logs are an LRU of `maxTargets`, so
- * memory stays under maxTargets × maxEntries entries.
+ * Embedded mode: each log is a ring of `maxEntries` and one of `unauthenticatedShare(maxEntries)`
+ * unauthenticated refusals; the logs are an LRU of `maxTargets` holding at most `maxBytes` of
+ * entries (serialized), so memory stays under maxTargets × (maxEntries + share) entries and
+ * maxBytes. One sequence numbers the entries of both rings:
+ * a page merges them by it, and the cursor is the last one shown.
  */
 export class MemoryDeliveryLog implements DeliveryLog {
-  private readonly logs: LRUCache<string, Ring>;
+  private readonly logs: LRUCache<string, TargetLog>;
   private readonly now: () => number;
+  private readonly maxBytes: number;
   private seq = 0;
+  /** Serialized size of every entry held. */
+  private bytes = 0;
 
   constructor(private readonly options: MemoryDeliveryLogOptions) {
-    this.logs = new LRUCache({ max: options.maxTargets });
+    this.logs = new LRUCache({ max: options.maxTargets, dispose: (log) => void (this.bytes -= log.bytes) });
     this.now = options.now ?? Date.now;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   }
 
-  append(target: LogTarget, entry: DeliveryEntry): void {
+  /** Serialized size of every entry held (for tests). */
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
+  append(target: LogTarget, entry: DeliveryEntry, share: LogShare = 'main'): void {
     const key = targetKey(target);
     let log = this.logs.get(key);
     if (!log) {
-      log = new Ring(this.options.maxEntries);
+      log = { bytes: 0 };
       this.logs.set(key, log);
     }
-    log.push(entry, ++this.seq, this.now());
+    const capacity = share === 'main' ? this.options.maxEntries : unauthenticatedShare(this.options.maxEntries);
+    const ring = (log[share] ??= new Ring(capacity));
+    const size = JSON.stringify(entry).length;
+    const grown = size - ring.push(entry, ++this.seq, this.now(), size);
+    log.bytes += grown;
+    this.bytes += grown;
+    // The log just written is the most recent: the least recently written ones go first.
+    while (this.bytes > this.maxBytes && this.logs.size > 1) this.logs.pop();
   }
 
   async page(target: LogTarget, limit: number, cursor?: string): Promise<DeliveryPage> {
-    const before = cursor === undefined ? Infinity : parseCursor(cursor);
+    const before = cursor === undefined ? Infinity : this.parseCursor(cursor);
     const oldest = this.now() - DELIVERY_LOG_MAX_AGE_MS;
     const log = this.logs.peek(targetKey(target));
+    const main = new Walker(log?.main, before, oldest);
+    const unauthenticated = new Walker(log?.unauthenticated, before, oldest);
     const entries: DeliveryEntry[] = [];
     let lastSeq = 0;
-    let more = false;
-    for (let k = 0; log && k < log.size; k++) {
-      const i = log.at(k);
-      if (log.atMs[i] < oldest) break;
-      if (log.seqs[i] >= before) continue;
-      if (entries.length === limit) {
-        more = true;
-        break;
-      }
-      entries.push(log.entries[i]);
-      lastSeq = log.seqs[i];
+    for (;;) {
+      const next = main.seq() > unauthenticated.seq() ? main : unauthenticated;
+      const seq = next.seq();
+      if (seq < 0) return { entries, nextCursor: null };
+      if (entries.length === limit) return { entries, nextCursor: String(lastSeq) };
+      entries.push(next.take());
+      lastSeq = seq;
     }
-    return { entries, nextCursor: more ? String(lastSeq) : null };
   }
 
   async start(): Promise<void> {}
@@ -90,9 +165,12 @@ export class MemoryDeliveryLog implements DeliveryLog {
   async close(): Promise<void> {
     this.logs.clear();
   }
-}
 
-function parseCursor(cursor: string): number {
-  if (!/^[0-9]{1,15}$/.test(cursor)) throw new InvalidCursorError();
-  return Number(cursor);
+  /** A position this log can have given out: 1 up to the last entry's number; anything else is a 400. */
+  private parseCursor(cursor: string): number {
+    if (!/^[0-9]{1,15}$/.test(cursor)) throw new InvalidCursorError();
+    const seq = Number(cursor);
+    if (seq < 1 || seq > this.seq) throw new InvalidCursorError();
+    return seq;
+  }
 }

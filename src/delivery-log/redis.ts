@@ -1,7 +1,16 @@
 import type { RedisClient } from '../redis/connection';
-import { DELIVERY_LOG_MAX_AGE_MS, InvalidCursorError, targetKey, type DeliveryEntry, type DeliveryLog, type DeliveryPage, type LogTarget } from './delivery-log';
-
-const STREAM_ID = /^[0-9]{1,20}-[0-9]{1,20}$/;
+import {
+  DELIVERY_LOG_MAX_AGE_MS,
+  InvalidCursorError,
+  targetKey,
+  unauthenticatedShare,
+  type DeliveryEntry,
+  type DeliveryLog,
+  type DeliveryPage,
+  type LogShare,
+  type LogTarget,
+} from './delivery-log';
+import { mergedPage, parseCursor, type StreamRow } from './redis-page';
 
 /** Entries waiting for their flush or for Redis's answer; past it an entry is counted lost at once. */
 export const DEFAULT_MAX_BUFFERED = 10_000;
@@ -40,7 +49,8 @@ class BufferFullError extends Error {
 }
 
 /**
- * Production: one Redis Stream per trigger or channel, shared by every pod. `append` only
+ * Production: one Redis Stream per trigger or channel registration and share (the main one and
+ * the unauthenticated refusals'), shared by every pod. `append` only
  * buffers the entry; once the callback that appended it has run (process.nextTick) the
  * buffer goes out as one script call per stream carrying all of that stream's new entries in
  * order (a stream is one key, so this holds on a Redis Cluster too). So a request adds at most
@@ -55,7 +65,9 @@ export class RedisDeliveryLog implements DeliveryLog {
   private readonly maxEntries: string;
   private readonly ttlMs = String(DELIVERY_LOG_MAX_AGE_MS);
   private readonly maxBuffered: number;
-  private pending = new Map<string, string[]>();
+  private readonly unauthenticatedMax: string;
+  /** Per stream key: its bound and the entries waiting for the next flush, in order. */
+  private pending = new Map<string, { max: string; entries: string[] }>();
   /** Entries in `pending` plus those written and not yet answered. */
   private held = 0;
   private flushScheduled = false;
@@ -67,19 +79,20 @@ export class RedisDeliveryLog implements DeliveryLog {
   ) {
     this.now = options.now ?? Date.now;
     this.maxEntries = String(options.maxEntries);
+    this.unauthenticatedMax = String(unauthenticatedShare(options.maxEntries));
     this.maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
     // EVAL the first time on each socket, EVALSHA after (and again EVAL after a NOSCRIPT).
     client.defineCommand('igwDeliveryLogAppend', { numberOfKeys: 1, lua: APPEND_LUA });
     this.scripts = client as unknown as ScriptCommands;
   }
 
-  append(target: LogTarget, entry: DeliveryEntry): void {
+  append(target: LogTarget, entry: DeliveryEntry, share: LogShare = 'main'): void {
     try {
       if (this.held >= this.maxBuffered) return this.options.onLost(new BufferFullError());
-      const key = this.key(target);
-      const entries = this.pending.get(key);
-      if (entries) entries.push(JSON.stringify(entry));
-      else this.pending.set(key, [JSON.stringify(entry)]);
+      const key = this.key(target, share);
+      const batch = this.pending.get(key);
+      if (batch) batch.entries.push(JSON.stringify(entry));
+      else this.pending.set(key, { max: share === 'main' ? this.maxEntries : this.unauthenticatedMax, entries: [JSON.stringify(entry)] });
       this.held++;
       if (!this.flushScheduled) {
         this.flushScheduled = true;
@@ -92,16 +105,21 @@ export class RedisDeliveryLog implements DeliveryLog {
     }
   }
 
+  /** Both shares read in one round trip (two pipelined XREVRANGEs) and merged newest first (redis-page.ts). */
   async page(target: LogTarget, limit: number, cursor?: string): Promise<DeliveryPage> {
-    if (cursor !== undefined && !STREAM_ID.test(cursor)) throw new InvalidCursorError();
-    const newest = cursor === undefined ? '+' : `(${cursor}`;
+    const from = cursor === undefined ? undefined : parseCursor(cursor);
     const oldest = String(Math.max(0, this.now() - DELIVERY_LOG_MAX_AGE_MS));
-    const rows = await this.client.xrevrange(this.key(target), newest, oldest, 'COUNT', limit + 1);
-    const shown = rows.slice(0, limit);
-    return {
-      entries: shown.map(([, fields]) => JSON.parse(fields[1]) as DeliveryEntry),
-      nextCursor: rows.length > limit ? shown[shown.length - 1][0] : null,
-    };
+    const read = (share: LogShare, newest: string) =>
+      this.client.xrevrange(this.key(target, share), newest, oldest, 'COUNT', limit + 1) as Promise<StreamRow[]>;
+    let rows: [StreamRow[], StreamRow[]];
+    try {
+      rows = await Promise.all([read('main', from?.main ?? '+'), read('unauthenticated', from?.unauthenticated ?? '+')]);
+    } catch (error) {
+      // Belt and braces: parseCursor lets through only ids Redis accepts.
+      if (/invalid stream id/i.test(String((error as Error)?.message))) throw new InvalidCursorError();
+      throw error;
+    }
+    return mergedPage(rows[0], rows[1], limit);
   }
 
   async start(): Promise<void> {}
@@ -120,15 +138,15 @@ export class RedisDeliveryLog implements DeliveryLog {
     if (this.pending.size === 0) return;
     const batches = this.pending;
     this.pending = new Map();
-    const max = this.options.maxEntries;
-    for (const [key, entries] of batches) {
+    for (const [key, { max, entries }] of batches) {
       // Entries the stream's trim would drop at once are not sent: they are not lost, only superseded.
-      if (entries.length > max) this.held -= entries.length - max;
-      this.write(key, entries.length > max ? entries.slice(entries.length - max) : entries);
+      const bound = Number(max);
+      if (entries.length > bound) this.held -= entries.length - bound;
+      this.write(key, entries.length > bound ? entries.slice(entries.length - bound) : entries, max);
     }
   }
 
-  private write(key: string, sent: string[]): void {
+  private write(key: string, sent: string[], max: string): void {
     const settled = () => {
       this.held -= sent.length;
       this.writes.delete(write);
@@ -138,7 +156,7 @@ export class RedisDeliveryLog implements DeliveryLog {
     };
     let reply: Promise<number>;
     try {
-      reply = this.scripts.igwDeliveryLogAppend(key, this.maxEntries, this.ttlMs, ...sent);
+      reply = this.scripts.igwDeliveryLogAppend(key, max, this.ttlMs, ...sent);
     } catch (error) {
       reply = Promise.reject(error);
     }
@@ -149,7 +167,9 @@ export class RedisDeliveryLog implements DeliveryLog {
     this.writes.add(write);
   }
 
-  private key(target: LogTarget): string {
-    return `${this.options.prefix}deliveries:${targetKey(target)}`;
+  /** `deliveries:trigger:<path>[:<registration>]`, and the unauthenticated share beside it. */
+  private key(target: LogTarget, share: LogShare): string {
+    const shareKey = share === 'main' ? '' : 'unauthenticated:';
+    return `${this.options.prefix}deliveries:${shareKey}${targetKey(target)}`;
   }
 }

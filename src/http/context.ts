@@ -12,6 +12,11 @@ export interface DeliveryNotes {
   deliveryId?: string;
   kind?: string;
   diagnostics?: Record<string, unknown>;
+  /**
+   * Set once the request proved its credential (or its target needs none): it reached the
+   * tenant's rate limits. A refusal without it goes to the log's unauthenticated share.
+   */
+  authenticated?: boolean;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { DeliveryEntry, DeliveryLog } from '../delivery-log/delivery-log';
+import { boundedEntry } from '../delivery-log/entry-bounds';
 import { isoFormatter } from '../observability/iso-time';
 import { contextOf } from './context';
 import { whenClosed } from './response-done';
@@ -9,13 +10,14 @@ const CLIENT_CLOSED_REQUEST = 499;
 
 /**
  * When a request to a registered trigger or channel ends (answered, refused or cut off), its
- * entry goes to the delivery log. The write is not awaited and cannot throw into the request.
+ * entry, cut to its bounds (entry-bounds.ts), goes to the delivery log. The write is not awaited
+ * and cannot throw into the request.
  */
 export function recordDeliveryWhenDone(log: DeliveryLog, req: Request, res: Response): void {
   const started = performance.now();
   const facts = contextOf(res);
   whenClosed(res, () => {
-    const { target, diagnostics, bytes, idempotencyKey, deliveryId, kind } = facts.delivery;
+    const { target, diagnostics, bytes, idempotencyKey, deliveryId, kind, authenticated } = facts.delivery;
     if (!target) return;
     // A sender gone before any answer got no status: 499 (nginx's "client closed request").
     const status = res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST;
@@ -36,7 +38,8 @@ export function recordDeliveryWhenDone(log: DeliveryLog, req: Request, res: Resp
     entry.clientIp = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const entryDiagnostics = diagnosticsOf(facts.reason, diagnostics, facts.refusalDetails);
     if (entryDiagnostics) entry.diagnostics = entryDiagnostics;
-    log.append(target, entry);
+    // A stranger's refusal goes to its own share: a flood of them never evicts the record (contract §13.1).
+    log.append(target, boundedEntry(entry), status < 400 || authenticated ? 'main' : 'unauthenticated');
   });
 }
 

@@ -1,3 +1,4 @@
+import { keptRegistration } from './registration';
 import type { StoredChannel, StoredTrigger } from './schemas';
 import type { Collection, Page, Registry } from './registry';
 
@@ -8,8 +9,9 @@ export class MemoryCollection<T> implements Collection<T> {
     return this.items.get(id);
   }
 
+  /** An update keeps the registration's id (registration.ts). */
   async put(id: string, value: T): Promise<void> {
-    this.items.set(id, value);
+    this.items.set(id, keptRegistration(this.items.get(id), value));
   }
 
   async putIfAbsent(id: string, value: T): Promise<boolean> {

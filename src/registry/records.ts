@@ -1,10 +1,13 @@
 import { publicProvider, toStoredProvider } from '../providers/trigger-field';
 import { sha256Hex } from '../security';
+import { newRegistrationId } from './registration';
 import type { ChannelInput, StoredChannel, StoredTrigger, TriggerInput } from './schemas';
 
 export function toStoredTrigger(input: TriggerInput, now = new Date()): StoredTrigger {
   const { auth, provider, ...rest } = input;
+  // The registration id first: the Redis write script finds it there (registration.ts).
   return {
+    registrationId: newRegistrationId(),
     ...rest,
     ...(auth && { auth: { tokenHash: sha256Hex(auth.token), ...(auth.header && { header: auth.header }) } }),
     ...(provider && { provider: toStoredProvider(provider) }),
@@ -14,9 +17,10 @@ export function toStoredTrigger(input: TriggerInput, now = new Date()): StoredTr
 
 export function toStoredChannel(input: ChannelInput, now = new Date()): StoredChannel {
   const updatedAt = now.toISOString();
-  if (input.provider !== 'whatsapp') return { ...input, updatedAt };
+  const registrationId = newRegistrationId();
+  if (input.provider !== 'whatsapp') return { registrationId, ...input, updatedAt };
   const { verifyToken, ...rest } = input;
-  return { ...rest, verifyTokenHash: sha256Hex(verifyToken), updatedAt };
+  return { registrationId, ...rest, verifyTokenHash: sha256Hex(verifyToken), updatedAt };
 }
 
 export function webhookUrl(baseUrl: string, path: string): string {
@@ -35,7 +39,7 @@ export function withoutTrailingSlashes(base: string): string {
 
 /** A trigger as the admin API shows it: never the token or its hash. */
 export function publicTrigger(path: string, trigger: StoredTrigger, baseUrl: string) {
-  const { auth, provider, ...rest } = trigger;
+  const { auth, provider, registrationId: _registration, ...rest } = trigger;
   return {
     path,
     url: webhookUrl(baseUrl, path),
@@ -50,8 +54,9 @@ export function channelUrl(baseUrl: string, provider: StoredChannel['provider'],
 }
 
 /** A channel as the admin API shows it: never a secret (verify token, app secret, auth token, secret token). */
-export function publicChannel(channelId: string, channel: StoredChannel, baseUrl: string) {
-  const url = channelUrl(baseUrl, channel.provider, channelId);
+export function publicChannel(channelId: string, stored: StoredChannel, baseUrl: string) {
+  const url = channelUrl(baseUrl, stored.provider, channelId);
+  const { registrationId: _registration, ...channel } = stored;
   switch (channel.provider) {
     case 'whatsapp': {
       const { verifyTokenHash: _verify, appSecret: _secret, ...rest } = channel;

@@ -15,6 +15,8 @@ const STALE_WARN_EVERY_MS = 10_000;
 /**
  * A put ('put'), create-if-absent ('putnx') or delete ('del'): the hash, the id set, and for
  * a real change the version counter and the change message carrying the new version.
+ * A put over a stored record keeps that record's registration id, the first key of its JSON
+ * (registration.ts), or none if it had none; a new record keeps the id minted for it.
  * KEYS: hash, ids, version. ARGV: op, id, value, channel, message without its closing brace.
  * Returns { changed (0/1), version (0 when nothing changed) }.
  */
@@ -25,7 +27,14 @@ if ARGV[1] == 'del' then
   redis.call('ZREM', KEYS[2], ARGV[2])
 else
   if ARGV[1] == 'put' then
-    redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+    local value = ARGV[3]
+    local previous = redis.call('HGET', KEYS[1], ARGV[2])
+    local minted = string.match(value, '^{"registrationId":"[%w_-]+",')
+    if previous and minted then
+      local kept = string.match(previous, '^{"registrationId":"[%w_-]+",') or '{'
+      value = kept .. string.sub(value, #minted + 1)
+    end
+    redis.call('HSET', KEYS[1], ARGV[2], value)
     changed = 1
   else
     changed = redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3])

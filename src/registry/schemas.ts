@@ -55,6 +55,8 @@ export type TriggerInput = z.infer<typeof triggerInputSchema>;
 
 /** A trigger as the registry keeps it: the token only as its SHA-256. */
 export interface StoredTrigger extends Omit<TriggerInput, 'auth' | 'provider'> {
+  /** This registration's id (registration.ts); absent on records stored before they had one. */
+  registrationId?: string;
   auth?: { tokenHash: string; header?: string };
   provider?: StoredProvider;
   updatedAt: string;
@@ -99,17 +101,20 @@ export type TelegramChannelInput = z.infer<typeof telegramChannelInputSchema>;
 
 /** The app secret must stay usable for HMAC checks, so it is kept; it is never returned. */
 export interface WhatsAppChannel extends Omit<WhatsAppChannelInput, 'verifyToken'> {
+  registrationId?: string;
   verifyTokenHash: string;
   updatedAt: string;
 }
 
 /** The auth token keys Twilio's HMAC, so it is kept; it is never returned. */
 export interface TwilioChannel extends TwilioChannelInput {
+  registrationId?: string;
   updatedAt: string;
 }
 
 /** Telegram sends the secret itself; it is compared in constant time and never returned. */
 export interface TelegramChannel extends TelegramChannelInput {
+  registrationId?: string;
   updatedAt: string;
 }
 

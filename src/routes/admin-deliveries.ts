@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { AppDeps } from '../app-deps';
-import { InvalidCursorError, type LogTarget } from '../delivery-log/delivery-log';
+import { InvalidCursorError, logTarget, type LogTarget } from '../delivery-log/delivery-log';
 import { Refusal } from '../outcomes/refusal';
 import { CHANNEL_ID_PATTERN, PATH_PATTERN } from '../registry/schemas';
 import { decodeCursor, pageSize } from './admin';
@@ -22,8 +22,10 @@ export function deliveriesRoutes(router: Router, deps: AppDeps): void {
       if (!pattern.test(id)) throw new Refusal('invalid_parameter', `invalid ${idName}`, { pattern: pattern.source });
       const limit = pageSize(req.query.limit);
       const cursor = decodeCursor(req.query.cursor);
-      if ((await lookup<unknown>(collection, id)) === undefined) throw new Refusal('not_found', `no such ${idName}`);
-      const page = deps.deliveryLog ? await readPage(deps, { kind, id }, limit, cursor) : { entries: [], nextCursor: null };
+      const record = await lookup<{ registrationId?: string }>(collection, id);
+      if (record === undefined) throw new Refusal('not_found', `no such ${idName}`);
+      // This registration's log only (contract §13.1): not a previous tenant's of the same path.
+      const page = deps.deliveryLog ? await readPage(deps, logTarget(kind, id, record), limit, cursor) : { entries: [], nextCursor: null };
       res.json({
         data: page.entries,
         nextCursor: page.nextCursor === null ? null : Buffer.from(page.nextCursor).toString('base64url'),

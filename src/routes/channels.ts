@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import { contextOf } from '../http/context';
+import { logTarget } from '../delivery-log/delivery-log';
 import { noteDelivery } from '../http/delivery-notes';
 import { Refusal } from '../outcomes/refusal';
 import { sendJson } from '../http/send-json';
@@ -37,14 +38,14 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
   if (req.method !== 'POST' && !(req.method === 'GET' && shakesHands)) {
     // The same 405 for any id (no probing); a registered channel's log still shows it (contract §13).
     await findChannel(deps, name as ChannelProvider, channelId).then(
-      () => noteDelivery(res, { target: { kind: 'channel', id: channelId } }),
+      (channel) => noteDelivery(res, { target: logTarget('channel', channelId, channel) }),
       () => undefined,
     );
     const allow = shakesHands ? ['GET', 'POST'] : ['POST'];
     throw new Refusal('method_not_allowed', `only ${allow.join(', ')} is accepted`, undefined, { allow });
   }
   const channel = await findChannel(deps, name as ChannelProvider, channelId);
-  noteDelivery(res, { target: { kind: 'channel', id: channelId } });
+  noteDelivery(res, { target: logTarget('channel', channelId, channel) });
   const sender = channelSender(channelId, channel);
   const gate = ingressGate(deps, req, res, { target: `channel:${name}:${channelId}`, workspaceId: channel.workspaceId });
   const buckets = channelBuckets(deps.config, channelId, channel);

@@ -103,6 +103,7 @@ export class IngressGate {
         throw failed;
       });
     }
+    this.note({ authenticated: true });
     if (this.admitted) {
       await this.admitted;
       return this.charge(buckets);
@@ -114,6 +115,7 @@ export class IngressGate {
 
   /** Counts the request against the tenant's buckets (429 when one is spent). */
   charge(buckets: Bucket[]): Promise<void> {
+    this.note({ authenticated: true });
     return this.deps.enforceRateLimits(this.res, buckets);
   }
 

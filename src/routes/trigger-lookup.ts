@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { Config } from '../config/schema';
+import { logTarget } from '../delivery-log/delivery-log';
 import { noteDelivery } from '../http/delivery-notes';
 import { Refusal } from '../outcomes/refusal';
 import type { Bucket } from '../ratelimit/limiter';
@@ -10,7 +11,7 @@ import { lookup } from './lookup';
 /** The trigger at `path`, noted as the delivery log's target when it is registered (contract §13). */
 export async function registeredTrigger(deps: AppDeps, path: string, res: Response): Promise<StoredTrigger | undefined> {
   const trigger = PATH_PATTERN.test(path) ? await lookup(deps.registry.triggers, path) : undefined;
-  if (trigger) noteDelivery(res, { target: { kind: 'trigger', id: path } });
+  if (trigger) noteDelivery(res, { target: logTarget('trigger', path, trigger) });
   return trigger;
 }
 

@@ -2,7 +2,7 @@
  * One suite, every DeliveryLog: the embedded (memory) log and the Redis log, on one Redis
  * (REDIS_TEST_URL, a unique prefix) and on a three-master Redis Cluster, must behave the same.
  */
-import type { DeliveryEntry, DeliveryLog, LogTarget } from '../../src/delivery-log/delivery-log';
+import { InvalidCursorError, unauthenticatedShare, type DeliveryEntry, type DeliveryLog, type LogTarget } from '../../src/delivery-log/delivery-log';
 import { MemoryDeliveryLog } from '../../src/delivery-log/memory';
 import { RedisDeliveryLog } from '../../src/delivery-log/redis';
 import { uniquePrefix } from '../helpers/redis';
@@ -126,6 +126,54 @@ describe.each(backends)('DeliveryLog contract: %s', (_name, create) => {
     expect(await backend.log.page({ kind: 'trigger', id: 'nobody' }, 10)).toEqual({ entries: [], nextCursor: null });
   });
 
+  it('refuses a cursor it never gave out: 0-0, past 64 bits, 0, or past the last entry', async () => {
+    backend.log.append(trigger, entry(1));
+    await waitUntil(async () => (await readAll(backend.log, trigger)).length === 1, 'the entry');
+    for (const cursor of ['0-0', '99999999999999999999-0', '0-99999999999999999999', '0', '999999999999999', '1-1x']) {
+      await expect(backend.log.page(trigger, 2, cursor)).rejects.toThrow(InvalidCursorError);
+    }
+  });
+
+  it('keeps unauthenticated refusals in their own share: a flood of them never evicts the main entries', async () => {
+    const share = unauthenticatedShare(MAX);
+    for (let n = 1; n <= MAX; n++) backend.log.append(trigger, entry(n));
+    for (let n = 101; n <= 100 + 10 * MAX; n++) backend.log.append(trigger, entry(n), 'unauthenticated');
+    const flood = Array.from({ length: share }, (_, i) => `req-${100 + 10 * MAX - i}`);
+    const main = ['req-5', 'req-4', 'req-3', 'req-2', 'req-1'];
+    await waitUntil(async () => (await readAll(backend.log, trigger)).includes(flood[0]), 'the last refusal');
+    // Merged by time: to the millisecond on Redis (stream ids), so only each share's order is certain.
+    const all = await readAll(backend.log, trigger);
+    expect(all.filter((id) => main.includes(id))).toEqual(main);
+    expect(all.filter((id) => !main.includes(id))).toEqual(flood);
+    expect(await pageThrough(backend.log, trigger)).toEqual(all);
+  });
+
+  it('pages through both shares merged newest first, each share in its order', async () => {
+    for (let n = 1; n <= 4; n++) {
+      backend.log.append(trigger, entry(n));
+      backend.log.append(trigger, entry(10 + n), 'unauthenticated');
+    }
+    // The main share keeps its 4; the unauthenticated one its last unauthenticatedShare(5) = 2.
+    await waitUntil(async () => (await readAll(backend.log, trigger)).length === 6, 'both shares');
+    const all = await readAll(backend.log, trigger);
+    expect(all.filter((id) => Number(id.slice(4)) < 10)).toEqual(['req-4', 'req-3', 'req-2', 'req-1']);
+    expect(all.filter((id) => Number(id.slice(4)) > 10)).toEqual(['req-14', 'req-13']);
+    expect(await pageThrough(backend.log, trigger)).toEqual(all);
+  });
+
+  it('keeps the logs of two registrations of one path apart', async () => {
+    const first: LogTarget = { ...trigger, registration: 'reg-first' };
+    const second: LogTarget = { ...trigger, registration: 'reg-second' };
+    backend.log.append(first, entry(1));
+    backend.log.append(first, entry(2), 'unauthenticated');
+    await waitUntil(async () => (await readAll(backend.log, first)).length === 2, 'the first registration\'s entries');
+    expect(await readAll(backend.log, second)).toEqual([]);
+    backend.log.append(second, entry(3));
+    await waitUntil(async () => (await readAll(backend.log, second)).length === 1, 'the second registration\'s entry');
+    expect(await readAll(backend.log, second)).toEqual(['req-3']);
+    expect(await readAll(backend.log, trigger)).toEqual([]);
+  });
+
   it('shows no entry older than 7 days', async () => {
     backend.log.append(trigger, entry(1));
     await waitUntil(async () => (await readAll(backend.log, trigger)).length === 1, 'the entry');
@@ -153,5 +201,23 @@ describe('RedisDeliveryLog in Redis', () => {
     await connection.close();
     expect(() => log.append(trigger, entry(2))).not.toThrow();
     await waitUntil(() => lost === 1, 'the lost entry counted');
+  });
+});
+
+describe('MemoryDeliveryLog memory bound', () => {
+  it('holds at most maxBytes of entries: past it the least recently written logs are forgotten', async () => {
+    const log = new MemoryDeliveryLog({ maxEntries: 10, maxTargets: 100, maxBytes: 20_000 });
+    const big = (n: number): DeliveryEntry => ({ ...entry(n), idempotencyKey: 'k'.repeat(250), kind: 'x'.repeat(250), deliveryId: 'd'.repeat(250) });
+    const size = JSON.stringify(big(10)).length;
+    const targets = Array.from({ length: 6 }, (_, i): LogTarget => ({ kind: 'trigger', id: `t${i}` }));
+    for (const target of targets) for (let n = 10; n < 20; n++) log.append(target, big(n));
+    expect(log.heldBytes).toBeLessThanOrEqual(20_000);
+    expect(log.heldBytes).toBeGreaterThan(20_000 - 11 * size);
+    // The last written targets keep their full rings; the first ones were forgotten.
+    expect(await readAll(log, targets[5])).toHaveLength(10);
+    expect(await readAll(log, targets[4])).toHaveLength(10);
+    expect(await readAll(log, targets[0])).toEqual([]);
+    await log.close();
+    expect(log.heldBytes).toBe(0);
   });
 });

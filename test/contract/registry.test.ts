@@ -106,6 +106,28 @@ describe.each(backends)('Registry contract: %s', (_name, create) => {
     await expect(registry.triggers.get('orders')).resolves.toMatchObject({ deployed: false });
   });
 
+  it('keeps the registration id over updates; a record deleted and created again has its new one; one without an id keeps none', async () => {
+    // As toStoredTrigger makes them: a fresh id minted first in the record on every PUT.
+    const registered = (registrationId: string, workflowId: string): StoredTrigger => ({ registrationId, ...trigger(workflowId) });
+    await registry.triggers.put('orders', registered('reg-first', 'wf-1'));
+    await registry.triggers.put('orders', registered('reg-second', 'wf-2'));
+    await expect(registry.triggers.get('orders')).resolves.toEqual(registered('reg-first', 'wf-2'));
+    await registry.triggers.delete('orders');
+    await registry.triggers.put('orders', registered('reg-third', 'wf-3'));
+    await expect(registry.triggers.get('orders')).resolves.toEqual(registered('reg-third', 'wf-3'));
+    await expect(registry.triggers.putIfAbsent('orders', registered('reg-fourth', 'wf-4'))).resolves.toBe(false);
+    await expect(registry.triggers.get('orders')).resolves.toMatchObject({ registrationId: 'reg-third', workflowId: 'wf-3' });
+
+    await registry.triggers.put('legacy', trigger('wf-1'));
+    await registry.triggers.put('legacy', registered('reg-new', 'wf-2'));
+    await expect(registry.triggers.get('legacy')).resolves.toEqual(trigger('wf-2'));
+
+    const registeredChannel = (registrationId: string, inboxId: string): StoredChannel => ({ registrationId, ...channel(inboxId) });
+    await registry.channels.put('c1', registeredChannel('reg-c1', 'inbox-1'));
+    await registry.channels.put('c1', registeredChannel('reg-c2', 'inbox-2'));
+    await expect(registry.channels.get('c1')).resolves.toEqual(registeredChannel('reg-c1', 'inbox-2'));
+  });
+
   it('sees a put after a read that found nothing', async () => {
     await expect(registry.triggers.get('late')).resolves.toBeUndefined();
     await registry.triggers.put('late', trigger('wf-late'));
