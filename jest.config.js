@@ -1,11 +1,16 @@
+/** Packages that ship ES modules only: Jest's CommonJS runtime needs them compiled (Node >= 24.9 would not). */
+const esmOnly = ['jose', 'uuid'];
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // jose ships ES modules only; Jest's CommonJS runtime needs it compiled (Node >= 24.9 would not).
-  transform: { '^.+\\.ts$': ['@swc/jest'], '/node_modules/jose/.+\\.js$': ['@swc/jest'] },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest'],
+    [`/node_modules/(${esmOnly.join('|')})/.+\\.js$`]: ['@swc/jest'],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join("|")})/)(?!.*/node_modules/)`],
   testTimeout: 30000,
   maxWorkers: 2,
 };
