@@ -17,6 +17,7 @@ import { tempDir } from '../../helpers/tmp';
 export const KEY_HOSTS = [
   'sns.us-east-1.amazonaws.com',
   'sns.eu-west-1.amazonaws.com',
+  'sns.us-west-2.amazonaws.com',
   'sns.cn-north-1.amazonaws.com.cn',
   'www.googleapis.com',
   'login.microsoftonline.com',
