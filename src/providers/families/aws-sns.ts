@@ -44,8 +44,11 @@ export function snsMessage(raw: Buffer): (Record<string, string> & { Type: SnsTy
   const type = body.Type as SnsType;
   const needed = type === 'Notification' ? REQUIRED : [...REQUIRED, 'Token', 'SubscribeURL'];
   if (!needed.every((key) => typeof body[key] === 'string')) return undefined;
-  if (!SIGNED_KEYS[type].every((key) => body[key] === undefined || typeof body[key] === 'string')) return undefined;
-  return body as Record<string, string> & { Type: SnsType };
+  // A null Subject is an absent one (sns-validator drops it too); any other signed value must be a string.
+  const message = { ...body } as Record<string, unknown>;
+  if (message.Subject === null) delete message.Subject;
+  if (!SIGNED_KEYS[type].every((key) => message[key] === undefined || typeof message[key] === 'string')) return undefined;
+  return message as Record<string, string> & { Type: SnsType };
 }
 
 /** `Key\nValue\n` for each signed key present, in order. */

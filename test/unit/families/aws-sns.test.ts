@@ -57,6 +57,13 @@ describe('aws-sns (X.509 certificate by URL)', () => {
     expect(await verify(message)).toMatchObject({ ok: true });
   });
 
+  test('a null Subject is an absent one', async () => {
+    const { Subject: _none, ...bare } = notification();
+    const message = { ...signSns(bare, aws.key, '2'), Subject: null } as unknown as SnsBody;
+    expect(await snsValidatorAccepts(message, aws.cert)).toBe(true);
+    expect(await verify(message)).toMatchObject({ ok: true });
+  });
+
   test('a SubscriptionConfirmation (Token and SubscribeURL signed) is accepted, kind SubscriptionConfirmation', async () => {
     const message = signSns(subscriptionConfirmation(), aws.key, '2');
     expect(await snsValidatorAccepts(message, aws.cert)).toBe(true);
