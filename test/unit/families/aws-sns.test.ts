@@ -119,6 +119,7 @@ describe('aws-sns (X.509 certificate by URL)', () => {
     ['no Signature', JSON.stringify({ ...notification(), Signature: undefined })],
     ['SignatureVersion 3', JSON.stringify({ ...notification(), SignatureVersion: '3', Signature: 'AAAA' })],
     ['a Signature that is not base64', JSON.stringify({ ...notification(), Signature: '!!!' })],
+    ['a Signature longer than any RSA key signs', JSON.stringify({ ...notification(), Signature: 'A'.repeat(1404) })],
     ['a number where a string is signed', JSON.stringify({ ...notification(), Signature: 'AAAA', Message: 5 })],
     ['a SubscriptionConfirmation without Token', JSON.stringify({ ...subscriptionConfirmation(), Signature: 'AAAA', Token: undefined })],
   ])('%s is signature_missing', async (_name, body) => {
