@@ -2,7 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { JSONWebKeySet } from 'jose';
 import { allowedKeyUrl, type KeySource } from './allow-list';
 import { BoundedCache } from './bounded-cache';
-import { hasKid, parseCertificate, parseJwks, type Material } from './key-material';
+import { hasKid, MAX_TTL_MS, parseCertificate, parseJwks, type Material } from './key-material';
 import { resolvePublic, systemResolver, type Resolver } from './resolve';
 import { dialChecked, KEY_FETCH_LIMITS, send, type Dial, type TransportLimits, type TransportResult } from './transport';
 
@@ -108,20 +108,29 @@ export class KeyFetcher {
     return result.ok ? { ok: true } : result;
   }
 
-  /** A JSON answer of a POST (Plaid's `/webhook_verification_key/get`), not cached here: the caller caches by `kid`. */
-  async postJson(request: KeyRequest & { json: unknown }): Promise<KeyResult<unknown>> {
-    return this.fetch(request, 'POST', request.json, (body) => {
+  /**
+   * A JSON answer of a POST (Plaid's `/webhook_verification_key/get`), cached `ttlMs` under
+   * `cacheKey` (which must hold no secret; the JSON sent may); concurrent misses share one POST.
+   */
+  postJson(request: KeyRequest & { json: unknown; cacheKey: string; ttlMs: number }): Promise<KeyResult<unknown>> {
+    const parse: Parse<unknown> = (body) => {
       try {
-        return { value: JSON.parse(body.toString('utf8')) as unknown, ttlMs: 0 };
+        return { value: JSON.parse(body.toString('utf8')) as unknown, ttlMs: Math.min(request.ttlMs, MAX_TTL_MS) };
       } catch {
         return undefined;
       }
-    });
+    };
+    return this.cached(request, () => false, parse, { json: request.json, cacheKey: request.cacheKey });
   }
 
-  private async cached(request: KeyRequest, stale: (entry: Cached) => boolean, parse: Parse<unknown>): Promise<KeyResult<unknown>> {
+  private async cached(
+    request: KeyRequest,
+    stale: (entry: Cached) => boolean,
+    parse: Parse<unknown>,
+    post?: { json: unknown; cacheKey: string },
+  ): Promise<KeyResult<unknown>> {
     if (!allowedKeyUrl(request.source, request.url)) return this.refuse(request.preset, 'not_allowed', notAllowed);
-    const key = `${request.source} ${request.url}`;
+    const key = `${request.source} ${request.url} ${post?.cacheKey ?? ''}`;
     const entry = this.cache.get(key);
     if (entry !== undefined && !stale(entry)) {
       this.options.metrics?.cacheHit(request.preset);
@@ -129,7 +138,7 @@ export class KeyFetcher {
     }
     const running = this.inFlight.get(key);
     if (running) return running;
-    const fetching = this.fetch(request, 'GET', undefined, parse, (material) =>
+    const fetching = this.fetch(request, post ? 'POST' : 'GET', post?.json, parse, (material) =>
       this.cache.set(key, { value: material.value, fetchedAt: this.now() }, material.ttlMs),
     ).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, fetching);

@@ -16,6 +16,7 @@ export interface FamilyFacts {
 
 export const FAMILY_FACTS = {
   vonage: { family: 'jwt', authenticates: 'body', keys: 'secrets', fetches: [], defaultToleranceSeconds: 300 },
+  plaid: { family: 'jwt', authenticates: 'body', keys: 'secrets', fetches: SOURCE_HOSTS.plaid, defaultToleranceSeconds: 300 },
   gong: { family: 'jwt', authenticates: 'body', keys: 'publicKeys', fetches: [], defaultToleranceSeconds: 300 },
   'google-pubsub': { family: 'oidc', authenticates: 'sender', keys: 'none', fetches: SOURCE_HOSTS['google-oidc'], defaultToleranceSeconds: 300 },
   'aws-sns': { family: 'x509', authenticates: 'body', keys: 'none', fetches: SOURCE_HOSTS['aws-sns-certificate'] },

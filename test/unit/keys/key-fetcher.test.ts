@@ -87,17 +87,29 @@ describe('key fetcher: what it fetches', () => {
     expect(host.requests).toHaveLength(1);
   });
 
-  test("Plaid's key API is a POST of JSON", async () => {
-    let received = '';
+  test("Plaid's key API is a POST of JSON, cached under the caller's key", async () => {
+    const received: string[] = [];
     host.route('sandbox.plaid.com /webhook_verification_key/get', (req, res, body) => {
-      received = `${req.method} ${req.headers['content-type']} ${body.toString()}`;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"key":{"kid":"k","kty":"EC"}}');
+      received.push(`${req.method} ${req.headers['content-type']} ${body.toString()}`);
+      const { key_id } = JSON.parse(body.toString()) as { key_id: string };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ key: { kid: key_id, kty: 'EC' } }));
     });
-    const result = await fetcher().postJson({
-      preset: 'plaid', source: 'plaid', url: 'https://sandbox.plaid.com/webhook_verification_key/get', json: { key_id: 'k' },
-    });
-    expect(result).toEqual({ ok: true, keySource: 'fetched', value: { key: { kid: 'k', kty: 'EC' } } });
-    expect(received).toBe('POST application/json {"key_id":"k"}');
+    const time = { now: Date.now() };
+    const keys = fetcher({ now: () => time.now });
+    const plaid = (kid: string) =>
+      keys.postJson({
+        preset: 'plaid', source: 'plaid', url: 'https://sandbox.plaid.com/webhook_verification_key/get', json: { key_id: kid }, cacheKey: kid, ttlMs: HOUR,
+      });
+    expect(await plaid('k')).toEqual({ ok: true, keySource: 'fetched', value: { key: { kid: 'k', kty: 'EC' } } });
+    expect(await plaid('k')).toMatchObject({ keySource: 'cache' });
+    expect(await plaid('j')).toEqual({ ok: true, keySource: 'fetched', value: { key: { kid: 'j', kty: 'EC' } } });
+    time.now += HOUR;
+    expect(await plaid('k')).toMatchObject({ keySource: 'fetched' });
+    expect(received).toEqual([
+      'POST application/json {"key_id":"k"}',
+      'POST application/json {"key_id":"j"}',
+      'POST application/json {"key_id":"k"}',
+    ]);
   });
 });
 
