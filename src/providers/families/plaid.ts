@@ -28,8 +28,8 @@ export interface PlaidInput {
 
 /** Plaid's guide: a token older than five minutes is refused. */
 const MAX_AGE_SECONDS = 300;
-/** Keys by kid are long-lived (a rotated one gets `expired_at`); re-asked daily. */
-const KEY_TTL_MS = 24 * 3_600_000;
+/** Keys by kid are long-lived; re-asked hourly so that one Plaid marks `expired_at` stops being used within the hour. */
+const KEY_TTL_MS = 3_600_000;
 
 /**
  * Plaid (contract §10.1 D): `Plaid-Verification` is an ES256 JWT whose key Plaid's
