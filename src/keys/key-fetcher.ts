@@ -12,6 +12,7 @@ export type KeyFetchOutcome =
   | 'not_allowed'
   | 'disabled'
   | 'backoff'
+  | 'busy'
   | 'dns_failed'
   | 'address_not_public'
   | 'timeout'
@@ -56,6 +57,11 @@ const MAX_ENTRIES = 256;
 export const KID_REFRESH_INTERVAL_MS = 60_000;
 /** After a failure a source is not asked again for this long (the Retry-After the sender is given). */
 export const FAILURE_BACKOFF_MS = 2_000;
+/**
+ * Fetches open at once per source. Senders choose SNS certificate names and Plaid kids, so
+ * distinct misses could otherwise open one connection each; past this they wait for a retry.
+ */
+export const MAX_FETCHES_PER_SOURCE = 4;
 
 type Parse<T> = (body: Buffer, headers: Record<string, string | string[] | undefined>, nowMs: number) => Material<T> | undefined;
 type Cached = { value: unknown; fetchedAt: number };
@@ -73,6 +79,7 @@ export class KeyFetcher {
   private readonly cache: BoundedCache<Cached>;
   private readonly inFlight = new Map<string, Promise<KeyResult<unknown>>>();
   private readonly failedUntil: BoundedCache<true>;
+  private readonly open = new Map<KeySource, number>();
   private readonly now: () => number;
 
   constructor(private readonly options: KeyFetcherOptions) {
@@ -157,7 +164,15 @@ export class KeyFetcher {
     if (!this.options.enabled) return this.refuse(request.preset, 'disabled', unavailable);
     const backoffKey = `${request.source} ${url.origin}${url.pathname}`;
     if (this.failedUntil.get(backoffKey)) return this.refuse(request.preset, 'backoff', unavailable);
-    const outcome = await this.exchange(url, method, json);
+    const open = this.open.get(request.source) ?? 0;
+    if (open >= MAX_FETCHES_PER_SOURCE) return this.refuse(request.preset, 'busy', unavailable);
+    this.open.set(request.source, open + 1);
+    let outcome: Awaited<ReturnType<KeyFetcher['exchange']>>;
+    try {
+      outcome = await this.exchange(url, method, json);
+    } finally {
+      this.open.set(request.source, (this.open.get(request.source) ?? 1) - 1);
+    }
     const material = outcome.ok ? parse(outcome.body, outcome.headers, this.now()) : undefined;
     if (!material) {
       this.failedUntil.set(backoffKey, true, FAILURE_BACKOFF_MS);

@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { KeyFetcher, type KeyFetcherOptions, type KeyFetchOutcome } from '../../../src/keys/key-fetcher';
+import { waitUntil } from '../../helpers/wait';
 import { makeCa, makeSigningCertificate, PUBLIC_ADDRESS, publicResolver, startKeyHost, type KeyHost, type TestCa } from './key-host';
 
 const GOOGLE = 'https://www.googleapis.com/oauth2/v3/certs';
@@ -249,6 +250,24 @@ describe('key fetcher: cache', () => {
     const results = await all;
     expect(results.every((result) => result.ok)).toBe(true);
     expect(host.requests).toHaveLength(1);
+  });
+
+  test('distinct misses of one source open at most 4 connections at once; the rest are key_unavailable (busy)', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    host.route('sandbox.plaid.com /webhook_verification_key/get', (_req, res) => void gate.then(() => res.writeHead(200).end('{"key":{}}')));
+    const { metrics, fetched } = recorder();
+    const keys = fetcher({ metrics });
+    const url = 'https://sandbox.plaid.com/webhook_verification_key/get';
+    const all = Promise.all(
+      Array.from({ length: 10 }, (_, i) => keys.postJson({ preset: 'plaid', source: 'plaid', url, json: { key_id: `forged-${i}` }, cacheKey: `forged-${i}`, ttlMs: HOUR })),
+    );
+    await waitUntil(() => host.requests.length === 4, 'four requests at the stand-in');
+    release();
+    const results = await all;
+    expect(results.filter((result) => result.ok)).toHaveLength(4);
+    expect(fetched.filter(([, outcome]) => outcome === 'busy')).toHaveLength(6);
+    expect(host.accepted()).toBe(4);
   });
 
   test.each([
