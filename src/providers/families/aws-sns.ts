@@ -80,7 +80,7 @@ export async function verifyAwsSns(input: AwsSnsInput): Promise<FamilyResult> {
     const sent = Date.parse(message.Timestamp) / 1000;
     if (!(Math.abs(input.nowSeconds - sent) <= input.toleranceSeconds)) return refuse('timestamp_out_of_tolerance');
   }
-  if (!input.options.topicArns.includes(message.TopicArn)) return refuse('sender_not_allowed');
+  if (!input.options.topicArns.includes(message.TopicArn)) return { ok: false, reason: 'sender_not_allowed', sender: message.TopicArn };
   return { ok: true, kind: message.Type, deliveryId: message.MessageId, sender: message.TopicArn, keySource: certificate.keySource };
 }
 

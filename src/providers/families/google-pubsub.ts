@@ -55,7 +55,7 @@ export async function verifyGooglePubsub(input: GooglePubsubInput): Promise<Fami
   const email = verified.payload.email;
   const allowed = options.serviceAccountEmails.map((entry) => entry.toLowerCase());
   if (verified.payload.email_verified !== true || typeof email !== 'string' || !allowed.includes(email.toLowerCase())) {
-    return { ok: false, reason: 'sender_not_allowed' };
+    return { ok: false, reason: 'sender_not_allowed', ...(typeof email === 'string' && email.length <= 256 ? { sender: email } : {}) };
   }
   return { ok: true, keySource: verified.key.keySource, kid: verified.key.kid, sender: email, ...pushEvent(parseJson(input.raw), options) };
 }

@@ -29,7 +29,8 @@ export interface FamilyAccepted {
   claimKey?: string;
 }
 
-export type FamilyRefused = { ok: false; reason: FamilyReason };
+/** `sender`: with `sender_not_allowed`, who signed (topic ARN, email; never a token), for the delivery log. */
+export type FamilyRefused = { ok: false; reason: FamilyReason; sender?: string };
 
 export type FamilyResult = FamilyAccepted | FamilyRefused;
 

@@ -94,7 +94,7 @@ describe('aws-sns (X.509 certificate by URL)', () => {
   test('a valid message of another topic is sender_not_allowed (403)', async () => {
     const message = signSns({ ...notification(), TopicArn: 'arn:aws:sns:us-west-2:999999999999:TheirTopic' }, aws.key, '2');
     expect(await snsValidatorAccepts(message, aws.cert)).toBe(true);
-    expect(await verify(message)).toEqual({ ok: false, reason: 'sender_not_allowed' });
+    expect(await verify(message)).toEqual({ ok: false, reason: 'sender_not_allowed', sender: 'arn:aws:sns:us-west-2:999999999999:TheirTopic' });
   });
 
   test.each([

@@ -123,7 +123,7 @@ describe('google-pubsub (OIDC push)', () => {
   test('a valid token of another service account is sender_not_allowed (403)', async () => {
     const token = await rs256(google, claims({ email: 'someone-else@other-project.iam.gserviceaccount.com' }));
     expect(await googleAccepts(token)).toBe('someone-else@other-project.iam.gserviceaccount.com');
-    expect(await verify(token)).toEqual({ ok: false, reason: 'sender_not_allowed' });
+    expect(await verify(token)).toEqual({ ok: false, reason: 'sender_not_allowed', sender: 'someone-else@other-project.iam.gserviceaccount.com' });
   });
 
   test.each([
@@ -131,7 +131,7 @@ describe('google-pubsub (OIDC push)', () => {
     ['email_verified as a string', { email_verified: 'true' }],
     ['no email', { email: undefined }],
   ])('%s is sender_not_allowed', async (_name, overrides) => {
-    expect(await verify(await rs256(google, claims(overrides)))).toEqual({ ok: false, reason: 'sender_not_allowed' });
+    expect(await verify(await rs256(google, claims(overrides)))).toMatchObject({ ok: false, reason: 'sender_not_allowed' });
   });
 
   test.each([
