@@ -7,6 +7,8 @@ import { linear } from './linear';
 import { meta } from './meta';
 import { microsoftGraph } from './microsoft-graph';
 import { pagerduty } from './pagerduty';
+import { recipe } from './recipe/recipe-provider';
+import { RECIPE_PRESETS } from './recipe/presets';
 import type { Provider } from './provider';
 import { sentry } from './sentry';
 import { shopify } from './shopify';
@@ -18,7 +20,11 @@ import { twilio } from './twilio';
 import { x } from './x';
 import { zoom } from './zoom';
 
-/** Every preset of contract §10. Adding one: its module, its kinds file, its tests, one line here. */
+/**
+ * Every preset of contract §10 and §10.1. A preset of a recipe family (HMAC, Ed25519, ECDSA,
+ * RSA over a template of the raw body) is one entry of presets.json plus its kinds file; a
+ * genuinely different scheme is a module, its kinds file, its tests and one line here.
+ */
 export const PROVIDERS: readonly Provider[] = [
   standardWebhooks,
   github,
@@ -38,6 +44,8 @@ export const PROVIDERS: readonly Provider[] = [
   x,
   microsoftGraph,
   hmac,
+  recipe,
+  ...RECIPE_PRESETS,
 ];
 
 const BY_NAME = new Map(PROVIDERS.map((provider) => [provider.name, provider]));
