@@ -133,6 +133,8 @@ export interface Provider {
   keys?(options: Record<string, unknown>): KeyDemand;
   /** The shipped recipe, for the catalogue (an operator copies it into a `recipe` trigger). */
   recipe?: unknown;
+  /** The scheme signs the public URL (`{url}`): the trigger then needs PUBLIC_BASE_URL (contract §10.1 C). */
+  signsUrl?(options: Record<string, unknown>): boolean;
   /** A timestamp header of the scheme's own, for the delivery log's diagnostics. */
   timestampHeader?(options: Record<string, unknown>): string | undefined;
   /** The scheme signs a timestamp checked against toleranceSeconds (absent: it signs none). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Refusal } from '../outcomes/refusal';
 import { sha256Hex } from '../security';
 import { unknownGlobs } from './catalogue';
 import type { KeyDemand, Provider } from './provider';
@@ -74,6 +75,22 @@ function checkKeys(provider: Provider, options: Record<string, unknown>, input: 
 }
 
 export type ProviderInput = z.infer<typeof providerInputSchema>;
+
+/**
+ * Contract §10.1 C: a scheme that signs `{url}` signs the public URL as the sender called it,
+ * which the gateway knows only from PUBLIC_BASE_URL (a Host header is the sender's to choose):
+ * refused at PUT while it is unset. Returns the trigger input unchanged.
+ */
+export function requirePublicUrl<T extends { provider?: ProviderInput }>(input: T, publicBaseUrl: string | undefined): T {
+  const provider = input.provider && providerNamed(input.provider.name);
+  if (!input.provider || !provider?.signsUrl || publicBaseUrl) return input;
+  const options = provider.optionsSchema ? provider.optionsSchema.parse(input.provider.options ?? {}) : {};
+  if (!provider.signsUrl(options)) return input;
+  const path = input.provider.name === 'recipe' ? 'provider.options.recipe.signedContent' : 'provider.name';
+  throw new Refusal('invalid_schema', 'the body does not match the schema', [
+    { code: 'custom', path, message: `${input.provider.name} signs the public URL ({url}): set PUBLIC_BASE_URL first` },
+  ]);
+}
 
 /** As stored: secrets in plain text (HMAC needs them; the registry encrypts `secrets` at rest), a verify token only as its hash. */
 export interface StoredProvider {

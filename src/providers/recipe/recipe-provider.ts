@@ -21,6 +21,7 @@ export function recipeParts(recipeOf: RecipeOf) {
     signsTimestamp: (options: Record<string, unknown>) => signsTimestamp(recipeOf(options)) && !recipeOf(options).timestamp?.retriesKeepTimestamp,
     deliveryIdFrom: (options: Record<string, unknown>) => (deliveryIdSigned(recipeOf(options)) ? ('signed' as const) : ('header' as const)),
     signatureHeaders: (options: Record<string, unknown>) => signatureHeadersOf(recipeOf(options)),
+    signsUrl: (options: Record<string, unknown>) => recipeOf(options).signedContent.includes('{url}'),
     timestampHeader: (options: Record<string, unknown>) => recipeOf(options).timestamp?.header,
     secretProblem: (secret: string, options: Record<string, unknown> = {}) => secretProblem(secret, recipeOf(options).key),
     keys(options: Record<string, unknown>) {
