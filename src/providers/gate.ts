@@ -69,6 +69,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** A handshake's answer as the reply, or 403 / 400 (a challenge the gateway will not echo). */
 export function handshakeReply(answer: HandshakeAnswer): Reply {
   if (answer === 'forbidden') throw new Refusal('verification_failed', 'the verify token does not match');
+  if (answer === 'signature_missing' || answer === 'signature_invalid') throw signatureRefused(answer);
   if (answer === 'invalid') throw new Refusal('invalid_handshake', 'the challenge is not one the gateway answers (too long, or characters the provider never sends)');
   return answer;
 }
@@ -86,7 +87,14 @@ export function getHandshake(stored: StoredProvider | undefined, request: Provid
   const provider = stored && providerNamed(stored.name);
   const handshake = provider?.handshake;
   if (!stored || !handshake || handshake.method !== 'GET') throw methodNotAllowed();
-  const answer = handshake.answer({ query: request.query, body: undefined, secret: stored.secrets[0], options: stored.options ?? {} });
+  const answer = handshake.answer({
+    query: request.query,
+    headers: request.headers,
+    body: undefined,
+    secret: stored.secrets[0],
+    secrets: stored.secrets,
+    options: stored.options ?? {},
+  });
   if (answer === undefined) throw methodNotAllowed();
   return handshakeReply(answer);
 }

@@ -17,6 +17,7 @@ import dropboxKinds from './kinds/dropbox.json';
 import xKinds from './kinds/x.json';
 import microsoftGraphKinds from './kinds/microsoft-graph.json';
 import hmacKinds from './kinds/hmac.json';
+import oktaKinds from './kinds/okta.json';
 import recipeKinds from './kinds/recipe.json';
 import workosKinds from './kinds/workos.json';
 import paddleKinds from './kinds/paddle.json';
@@ -68,6 +69,7 @@ export const KINDS_FILES: readonly KindsFile[] = [
   xKinds,
   microsoftGraphKinds,
   hmacKinds,
+  oktaKinds,
   recipeKinds,
   workosKinds,
   paddleKinds,

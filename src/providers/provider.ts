@@ -44,8 +44,11 @@ export interface Reply {
   body: string;
 }
 
-/** `forbidden`: a wrong verify token (403); `invalid`: a challenge the gateway will not echo (400). */
-export type HandshakeAnswer = Reply | 'forbidden' | 'invalid';
+/**
+ * `forbidden`: a wrong verify token (403); `invalid`: a challenge the gateway will not echo
+ * (400); a signature reason: a handshake that carries the trigger's token checks it (Okta): 401.
+ */
+export type HandshakeAnswer = Reply | 'forbidden' | 'invalid' | 'signature_missing' | 'signature_invalid';
 
 export interface Handshake {
   /** GET handshakes are unsigned; POST ones are either unsigned (Graph) or signed (Slack, Zoom). */
@@ -55,7 +58,15 @@ export interface Handshake {
   /** One line for the catalogue. */
   describe: string;
   /** undefined: this request is not the handshake. */
-  answer(input: { query: Record<string, unknown>; headers?: IncomingHttpHeaders; body: unknown; secret: string; options: Record<string, unknown> }): HandshakeAnswer | undefined;
+  answer(input: {
+    query: Record<string, unknown>;
+    headers?: IncomingHttpHeaders;
+    body: unknown;
+    secret: string;
+    /** Every secret of the trigger (two while rotating), for a handshake that checks a token itself. */
+    secrets?: readonly string[];
+    options: Record<string, unknown>;
+  }): HandshakeAnswer | undefined;
 }
 
 /** Who a chat channel is registered for, as its mapper and its dedupe keys see it. */

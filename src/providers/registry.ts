@@ -6,6 +6,7 @@ import { intercom } from './intercom';
 import { linear } from './linear';
 import { meta } from './meta';
 import { microsoftGraph } from './microsoft-graph';
+import { okta } from './okta';
 import { pagerduty } from './pagerduty';
 import { recipe } from './recipe/recipe-provider';
 import { RECIPE_PRESETS } from './recipe/presets';
@@ -44,6 +45,7 @@ export const PROVIDERS: readonly Provider[] = [
   x,
   microsoftGraph,
   hmac,
+  okta,
   recipe,
   ...RECIPE_PRESETS,
 ];
