@@ -26,7 +26,7 @@ import { zoom } from './zoom';
  * RSA over a template of the raw body) is one entry of presets.json plus its kinds file; a
  * genuinely different scheme is a module, its kinds file, its tests and one line here.
  */
-export const PROVIDERS: readonly Provider[] = [
+const LISTED: readonly Provider[] = [
   standardWebhooks,
   github,
   stripe,
@@ -47,8 +47,9 @@ export const PROVIDERS: readonly Provider[] = [
   hmac,
   okta,
   recipe,
-  ...RECIPE_PRESETS,
 ];
+
+export const PROVIDERS: readonly Provider[] = [...LISTED, ...RECIPE_PRESETS.filter((preset) => !LISTED.includes(preset))];
 
 const BY_NAME = new Map(PROVIDERS.map((provider) => [provider.name, provider]));
 

@@ -3,6 +3,7 @@ import entries from '../presets.json';
 import type { Acknowledgement, Family, Handshake, Provider } from '../provider';
 import { discordAcknowledgement, discordHandshake, discordOptionsSchema, discordRecipe } from '../handshakes/discord';
 import { twitchHandshake } from '../handshakes/twitch';
+import { dropboxHandshake } from '../handshakes/dropbox';
 import { describeDeliveryId, describeVerifies } from './describe';
 import { recipeParts } from './recipe-provider';
 import { recipeSchema, type Recipe } from './schema';
@@ -20,6 +21,7 @@ interface Extension {
 }
 
 const EXTENSIONS: Record<string, Extension> = {
+  dropbox: { handshake: dropboxHandshake },
   twitch: { handshake: twitchHandshake },
   discord: {
     handshake: discordHandshake,
@@ -38,6 +40,10 @@ export const presetEntrySchema = z.strictObject({
   /** Default tolerance of the signed timestamp (contract §10.1 C's table); the trigger's toleranceSeconds overrides. */
   toleranceSeconds: z.number().int().min(1).max(3600).optional(),
   handshake: z.enum(Object.keys(EXTENSIONS) as [string, ...string[]]).optional(),
+  /** Kinds that only test the URL: published only when an `events` glob lists them (contract §10). */
+  pings: z.array(z.string().min(1).max(64)).max(4).optional(),
+  /** What the catalogue's `verifies` adds to the line written from the recipe (the key's form, what is not checked). */
+  notes: z.string().max(300).optional(),
   recipe: recipeSchema,
 });
 export type PresetEntry = z.infer<typeof presetEntrySchema>;
@@ -50,13 +56,14 @@ export function presetProvider(entry: PresetEntry, shippedRecipe: unknown): Prov
   return {
     name: entry.name,
     title: entry.title,
-    verifies: describeVerifies(entry.recipe),
+    verifies: describeVerifies(entry.recipe) + (entry.notes ? `; ${entry.notes}` : ''),
     deliveryIdSource: describeDeliveryId(entry.recipe),
     family: entry.family as Family,
     authenticates: entry.authenticates,
     recipe: shippedRecipe,
     defaultToleranceSeconds: entry.recipe.timestamp?.retriesKeepTimestamp ? 0 : (entry.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS),
     ...recipeParts(recipeOf),
+    ...(entry.pings && { pings: entry.pings }),
     ...(extension && { handshake: extension.handshake }),
     ...(extension?.optionsSchema && { optionsSchema: extension.optionsSchema }),
     ...(extension?.acknowledgement && { acknowledgement: extension.acknowledgement }),
@@ -68,3 +75,10 @@ export const RECIPE_PRESETS: readonly Provider[] = (entries as unknown[]).map((r
   const entry = presetEntrySchema.parse(raw);
   return presetProvider(entry, (raw as { recipe: unknown }).recipe);
 });
+
+/** One shipped recipe preset by name (the §10 presets that became catalogue entries keep their module as this one line). */
+export function shippedPreset(name: string): Provider {
+  const found = RECIPE_PRESETS.find((provider) => provider.name === name);
+  if (!found) throw new Error(`no shipped recipe preset ${name}`);
+  return found;
+}
