@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { joinKind, text } from './body';
 import type { Provider, RequestHead } from './provider';
 import { verify } from 'node:crypto';
+import { MAX_PUBLIC_KEY_SIGNATURES } from './recipe/engine';
 import { publicKeyOf } from './recipe/public-keys';
 import { fromBase64, header, hmac, matchAny, refused, timestampProblem, unixSeconds } from './schemes/signing';
 
@@ -52,14 +53,14 @@ function signaturesOf(value: string, version: string): Buffer[] {
   return found;
 }
 
-/** v1a: Ed25519 over the same content, each signature against each pinned key (`whpk_` + base64). */
+/** v1a: Ed25519 over the same content, each signature against each pinned key (`whpk_` + base64); at most two looked at (src/providers/recipe/engine.ts). */
 function v1aMatches(publicKeys: readonly string[], signatures: readonly Buffer[], content: Buffer): boolean {
   let matched = false;
   for (const text of publicKeys) {
     const key = publicKeyOf('ed25519', text);
     if (!key) continue;
-    for (const signature of signatures) {
-      if (signature.length === 64 && verify(null, content, key, signature)) matched = true;
+    for (const signature of signatures.filter((bytes) => bytes.length === 64).slice(0, MAX_PUBLIC_KEY_SIGNATURES)) {
+      if (verify(null, content, key, signature)) matched = true;
     }
   }
   return matched;

@@ -23,6 +23,13 @@ function plausibleLength(algorithm: Recipe['algorithm'], bytes: number): boolean
   return bytes >= 256 && bytes <= 1024;
 }
 
+/**
+ * A public-key verification hashes the whole signed content again for each (key, signature)
+ * pair (Ed25519: SHA-512 over the body), so fewer signatures are looked at than for an HMAC,
+ * whose cost is one pass per key whatever the count: two, one per key a rotating sender signs with.
+ */
+export const MAX_PUBLIC_KEY_SIGNATURES = 2;
+
 interface Read {
   signatures: Buffer[];
   timestamp?: string;
@@ -62,8 +69,9 @@ function publicKeyVerifies(algorithm: PublicKeyAlgorithm, content: Buffer, key: 
   try {
     if (algorithm === 'ed25519') return verifySignature(null, content, key, signature);
     if (algorithm === 'rsa-pkcs1-sha256') return verifySignature('sha256', content, key, signature);
-    // DER first; 64 bytes may also be raw r||s (IEEE P1363).
-    if (verifySignature('sha256', content, { key, dsaEncoding: 'der' }, signature)) return true;
+    // DER when the bytes are a DER SEQUENCE of their own length; 64 bytes may also be raw r||s (IEEE P1363).
+    const der = signature[0] === 0x30 && signature[1] + 2 === signature.length;
+    if (der && verifySignature('sha256', content, { key, dsaEncoding: 'der' }, signature)) return true;
     return signature.length === 64 && verifySignature('sha256', content, { key, dsaEncoding: 'ieee-p1363' }, signature);
   } catch {
     return false;
@@ -78,10 +86,11 @@ function anyMatch(request: SignedRequest, recipe: Recipe, read: Read): VerifyRes
   const content = signedBytes(recipe, { raw: request.raw, timestamp: read.timestamp, id: read.id, url: request.url, headers: request.headers });
   let matched: string | undefined;
   if (isPublicKeyAlgorithm(recipe.algorithm)) {
+    const signatures = read.signatures.slice(0, MAX_PUBLIC_KEY_SIGNATURES);
     for (const text of request.publicKeys ?? []) {
       const key = publicKeyOf(recipe.algorithm, text);
       if (!key) continue;
-      for (const signature of read.signatures) {
+      for (const signature of signatures) {
         if (publicKeyVerifies(recipe.algorithm, content, key, signature) && matched === undefined) matched = text;
       }
     }

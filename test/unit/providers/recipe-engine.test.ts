@@ -163,6 +163,17 @@ describe('the recipe engine: public keys', () => {
     expect(verifyAs({ ...trigger, publicKeys: [hexKey(old.publicKey)] }, { raw: body, headers })).toEqual({ ok: false, reason: 'signature_invalid' });
   });
 
+  it('bounds the work: at most 2 signatures are verified with each public key (each verification hashes the body again)', () => {
+    const pair = generateKeyPairSync('ed25519');
+    const hexKey = Buffer.from(pair.publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString('hex');
+    const recipe = { signature: { header: 'x-sig', format: 'list', listSeparator: ',', encoding: 'hex' }, algorithm: 'ed25519' };
+    const trigger = { name: 'recipe', publicKeys: [hexKey], options: { recipe } };
+    const good = sign(null, Buffer.from(body), pair.privateKey).toString('hex');
+    const forged = sign(null, Buffer.from(body), generateKeyPairSync('ed25519').privateKey).toString('hex');
+    expect(verifyAs(trigger, { raw: body, headers: { 'x-sig': `${forged},${good}` } }).ok).toBe(true);
+    expect(verifyAs(trigger, { raw: body, headers: { 'x-sig': `${forged},${forged},${good}` } })).toEqual({ ok: false, reason: 'signature_invalid' });
+  });
+
   it('ECDSA P-256 in DER and in raw r||s, the key as base64 SPKI', () => {
     const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
     const spki = publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
