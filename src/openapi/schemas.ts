@@ -28,9 +28,10 @@ const url = z.url();
 /** `provider` as a read shows it: how many secrets are set, never a secret or a token hash. */
 export const publicProviderSchema = z.strictObject({
   name: z.enum(PROVIDER_NAMES as [string, ...string[]]),
-  secretsSet: z.number().int().min(1).max(2),
+  secretsSet: z.number().int().min(0).max(2),
+  publicKeys: z.array(z.string().regex(/^sha256:[0-9a-f]{64}$/)).min(1).max(2).optional().describe('the public keys as fingerprints (sha256 of the SPKI DER)'),
   events: providerInputSchema.shape.events,
-  toleranceSeconds: z.number().int().min(1),
+  toleranceSeconds: z.number().int().min(0).describe('0: the signed timestamp is not checked (SendGrid-like schemes whose retries keep their first timestamp)'),
   options: z.record(z.string(), z.unknown()).optional().describe('the options as given, with verifyToken replaced by verifyTokenSet: true'),
 });
 
@@ -74,7 +75,12 @@ export const providerEntrySchema = z.strictObject({
   verifies: z.string(),
   handshakes: z.array(z.string()),
   deliveryId: z.string(),
-  acknowledgement: z.enum(['default', 'empty', 'twiml']),
+  family: z.enum(['hmac-recipe', 'ed25519', 'ecdsa', 'rsa', 'jwt', 'oidc', 'x509', 'fields', 'token']),
+  authenticates: z.enum(['body', 'fields', 'sender']),
+  keys: z.enum(['secrets', 'publicKeys', 'secrets|publicKeys', 'none']),
+  fetches: z.array(z.string()).describe('the hosts a delivery may make the gateway fetch keys from (allow-listed in code)'),
+  recipe: z.record(z.string(), z.unknown()).optional().describe('the shipped recipe: copy it into a `recipe` trigger to adjust it'),
+  acknowledgement: z.enum(['default', 'empty', 'twiml', 'no-content', 'deferred-interaction']),
   eventKinds: z.array(z.string()),
   eventKindsOpen: z.literal(true).optional().describe('the sender defines its own kinds: any glob is accepted'),
   openPrefixes: z.array(z.string()).optional().describe('kinds under these prefixes are user-defined'),

@@ -1,22 +1,5 @@
 import { compileGlob } from './event-filter';
-import standardWebhooksKinds from './kinds/standard-webhooks.json';
-import githubKinds from './kinds/github.json';
-import stripeKinds from './kinds/stripe.json';
-import slackKinds from './kinds/slack.json';
-import shopifyKinds from './kinds/shopify.json';
-import twilioKinds from './kinds/twilio.json';
-import telegramKinds from './kinds/telegram.json';
-import gitlabKinds from './kinds/gitlab.json';
-import linearKinds from './kinds/linear.json';
-import zoomKinds from './kinds/zoom.json';
-import metaKinds from './kinds/meta.json';
-import intercomKinds from './kinds/intercom.json';
-import pagerdutyKinds from './kinds/pagerduty.json';
-import sentryKinds from './kinds/sentry.json';
-import dropboxKinds from './kinds/dropbox.json';
-import xKinds from './kinds/x.json';
-import microsoftGraphKinds from './kinds/microsoft-graph.json';
-import hmacKinds from './kinds/hmac.json';
+import { KINDS_FILES as FILES } from './kinds-files';
 import type { Provider } from './provider';
 import { PROVIDERS } from './registry';
 
@@ -36,26 +19,6 @@ export interface KindsFile {
   kinds: string[];
 }
 
-const FILES: readonly KindsFile[] = [
-  standardWebhooksKinds,
-  githubKinds,
-  stripeKinds,
-  slackKinds,
-  shopifyKinds,
-  twilioKinds,
-  telegramKinds,
-  gitlabKinds,
-  linearKinds,
-  zoomKinds,
-  metaKinds,
-  intercomKinds,
-  pagerdutyKinds,
-  sentryKinds,
-  dropboxKinds,
-  xKinds,
-  microsoftGraphKinds,
-  hmacKinds,
-];
 
 const BY_PROVIDER = new Map(FILES.map((file) => [file.provider, file]));
 
@@ -76,21 +39,44 @@ export function isKnownKind(name: string, kind: string): boolean {
   return file.openPrefixes?.some((prefix) => kind.startsWith(prefix)) ?? false;
 }
 
+/** The token presets (the shared secret is the credential itself): they authenticate the sender, not the body. */
+const TOKEN_PRESETS = new Set(['telegram', 'gitlab', 'microsoft-graph']);
+
+/** The catalogue's keys column (contract §10.1 G): what the trigger holds, whatever its options. */
+function keysColumn(provider: Provider): 'secrets' | 'publicKeys' | 'secrets|publicKeys' | 'none' {
+  if (!provider.keys || provider.name === 'recipe') return 'secrets';
+  const demand = provider.keys({});
+  if (demand.secrets && demand.publicKeys) return 'secrets|publicKeys';
+  return demand.publicKeys ? 'publicKeys' : demand.secrets ? 'secrets' : 'none';
+}
+
 /** One row of GET /admin/providers. */
 export function catalogueEntry(provider: Provider) {
   const file = kindsOf(provider.name);
+  const token = TOKEN_PRESETS.has(provider.name);
   return {
     name: provider.name,
     title: provider.title,
+    family: provider.family ?? (token ? 'token' : 'hmac-recipe'),
+    authenticates: provider.authenticates ?? (token ? 'sender' : 'body'),
+    keys: keysColumn(provider),
+    // No preset of these families fetches anything (contract §10.F names the ones that do).
+    fetches: [] as string[],
+    ...(provider.recipe !== undefined && { recipe: provider.recipe }),
     verifies: provider.verifies,
     handshakes: provider.handshake ? [provider.handshake.describe] : [],
     deliveryId: provider.deliveryIdSource,
-    acknowledgement: provider.acknowledgement ?? 'default',
+    acknowledgement: acknowledgementColumn(provider),
     eventKinds: file.kinds,
     ...(file.open && { eventKindsOpen: true }),
     ...(file.openPrefixes && { openPrefixes: file.openPrefixes }),
     eventKindsSources: file.sources,
   };
+}
+
+function acknowledgementColumn(provider: Provider): string {
+  const ack = provider.acknowledgement;
+  return (typeof ack === 'function' ? ack({}) : ack) ?? 'default';
 }
 
 export function catalogue() {

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Refusal } from '../outcomes/refusal';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
-import type { HandshakeAnswer, Provider, Reply, SignatureReason } from './provider';
+import type { Acknowledgement, Authenticates, HandshakeAnswer, Provider, Reply, SignatureReason } from './provider';
 import { isKnownKind } from './catalogue';
 import { eventFilter, MAX_KIND_LENGTH } from './event-filter';
 import { reportUnknownKind } from './unknown-kind';
@@ -26,6 +26,8 @@ export interface PublishedProvider {
   kind: string;
   deliveryId: string | null;
   verified: true;
+  /** What the signature covers (contract §10.A 8), where the preset declares it. */
+  authenticates?: Authenticates;
 }
 
 export type Classified =
@@ -67,6 +69,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** A handshake's answer as the reply, or 403 / 400 (a challenge the gateway will not echo). */
 export function handshakeReply(answer: HandshakeAnswer): Reply {
   if (answer === 'forbidden') throw new Refusal('verification_failed', 'the verify token does not match');
+  if (answer === 'signature_missing' || answer === 'signature_invalid') throw signatureRefused(answer);
   if (answer === 'invalid') throw new Refusal('invalid_handshake', 'the challenge is not one the gateway answers (too long, or characters the provider never sends)');
   return answer;
 }
@@ -84,7 +87,14 @@ export function getHandshake(stored: StoredProvider | undefined, request: Provid
   const provider = stored && providerNamed(stored.name);
   const handshake = provider?.handshake;
   if (!stored || !handshake || handshake.method !== 'GET') throw methodNotAllowed();
-  const answer = handshake.answer({ query: request.query, body: undefined, secret: stored.secrets[0], options: stored.options ?? {} });
+  const answer = handshake.answer({
+    query: request.query,
+    headers: request.headers,
+    body: undefined,
+    secret: stored.secrets[0],
+    secrets: stored.secrets,
+    options: stored.options ?? {},
+  });
   if (answer === undefined) throw methodNotAllowed();
   return handshakeReply(answer);
 }
@@ -113,6 +123,7 @@ export class ProviderGate {
       query: this.request.query,
       url: this.request.url,
       secrets: this.stored.secrets,
+      publicKeys: this.stored.publicKeys ?? [],
       options: this.stored.options ?? {},
       toleranceSeconds: effectiveTolerance(this.stored),
       nowSeconds: nowSeconds(),
@@ -138,7 +149,7 @@ export class ProviderGate {
     this.verifiedRaw = raw;
     const handshake = this.provider.handshake;
     if (!handshake || handshake.method !== 'POST' || !handshake.signed) return undefined;
-    const answer = handshake.answer({ query: this.request.query, body: rawJson(raw), secret: result.secret, options: this.stored.options ?? {} });
+    const answer = handshake.answer({ query: this.request.query, headers: this.request.headers, body: rawJson(raw), secret: result.secret, options: this.stored.options ?? {} });
     return answer === undefined ? undefined : handshakeReply(answer);
   }
 
@@ -149,7 +160,7 @@ export class ProviderGate {
 
   /** The verified delivery's kind, the same on a trigger and a channel route: 400 when too long, reported when the catalogue lacks it. */
   kindOf(headers: IncomingHttpHeaders, body: unknown): string {
-    const kind = this.provider.kind(headers, body, this.verifiedRaw);
+    const kind = this.provider.kind(headers, body, this.verifiedRaw, this.stored.options ?? {});
     if (kind.length > MAX_KIND_LENGTH) {
       throw new Refusal('kind_too_long', `the event kind is longer than ${MAX_KIND_LENGTH} characters`, { length: kind.length });
     }
@@ -171,13 +182,22 @@ export class ProviderGate {
       this.metrics.providerEventsIgnored.inc({ provider: this.provider.name });
       return { ignored: true, kind };
     }
-    const deliveryId = this.provider.deliveryId(headers, body);
+    const options = this.stored.options ?? {};
+    const deliveryId = this.provider.deliveryId(headers, body, this.verifiedRaw, options);
     this.provider.stripSecrets?.(body);
+    const from = this.provider.deliveryIdFrom;
+    const signedId = (typeof from === 'function' ? from(options) : from) === 'signed';
     return {
       ignored: false,
       deliveryId,
-      claimsBody: !(this.provider.deliveryIdFrom === 'signed' && signsTimestamp(this.provider, this.stored)),
-      published: { name: this.provider.name, kind, deliveryId: deliveryId ?? null, verified: true },
+      claimsBody: !(signedId && signsTimestamp(this.provider, this.stored)),
+      published: {
+        name: this.provider.name,
+        kind,
+        deliveryId: deliveryId ?? null,
+        verified: true,
+        ...(this.provider.authenticates && { authenticates: this.provider.authenticates }),
+      },
       hiddenHeaders: this.provider.signatureHeaders(this.stored.options ?? {}),
     };
   }
@@ -188,7 +208,7 @@ export class ProviderGate {
     const shape = {
       scheme: this.provider.name,
       signatureHeaders: this.provider.signatureHeaders(options),
-      timestampHeader: typeof options.timestampHeader === 'string' ? options.timestampHeader : undefined,
+      timestampHeader: this.provider.timestampHeader?.(options) ?? (typeof options.timestampHeader === 'string' ? options.timestampHeader : undefined),
       secrets: this.stored.secrets.length,
       toleranceSeconds: effectiveTolerance(this.stored),
     };
@@ -201,20 +221,40 @@ export class ProviderGate {
       return { ...this.formatted(200, { message: 'Webhook event ignored', kind: ack.kind }), outcome: 'ignored' };
     }
     const headers: Record<string, string> = { 'X-Event-Id': ack.eventId, ...(ack.replayed && { 'Idempotent-Replayed': 'true' }) };
-    const reply = this.formatted(ack.status, ack.body);
+    const reply = this.formatted(ack.status, ack.body, ack.eventId);
     return { ...reply, headers: { ...reply.headers, ...headers }, outcome: ack.replayed ? 'duplicate' : 'accepted' };
   }
 
-  private formatted(status: number, body: unknown): Reply {
-    switch (this.provider.acknowledgement) {
+  private acknowledgement(): Acknowledgement | undefined {
+    const ack = this.provider.acknowledgement;
+    return typeof ack === 'function' ? ack(this.stored.options ?? {}) : ack;
+  }
+
+  private formatted(status: number, body: unknown, eventId?: string): Reply {
+    switch (this.acknowledgement()) {
       case 'empty':
         return { status, headers: {}, body: '' };
+      case 'no-content':
+        return { status: 204, headers: {}, body: '' };
+      case 'deferred-interaction':
+        // Discord answers an interaction from this body: deferred (type 5) unless the trigger's `response` says otherwise.
+        if (eventId !== undefined && isDefaultAcknowledgement(body, eventId)) {
+          return { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: '{"type":5}' };
+        }
+        return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
       case 'twiml':
         return { status, headers: { 'Content-Type': 'text/xml; charset=utf-8' }, body: '<Response></Response>' };
       default:
         return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
     }
   }
+}
+
+/** The acknowledgement of contract §2 (no `response` on the trigger): `{ message: "Webhook processed", eventId }`. */
+function isDefaultAcknowledgement(body: unknown, eventId: string): boolean {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const entries = Object.entries(body);
+  return entries.length === 2 && (body as Record<string, unknown>).message === 'Webhook processed' && (body as Record<string, unknown>).eventId === eventId;
 }
 
 /** Whether the trigger's scheme signs a timestamp (checked against its tolerance). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { joinKind, text } from './body';
-import type { Provider, RequestHead } from './provider';
-import { decode, header, hmac as mac, matchAny, refused, timestampProblem, unixSeconds, type Algorithm } from './schemes/signing';
+import type { Provider } from './provider';
+import { recipeParts } from './recipe/recipe-provider';
+import type { Recipe } from './recipe/schema';
 
 const headerName = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name').transform((name) => name.toLowerCase());
 
@@ -31,46 +31,28 @@ export const hmacOptionsSchema = z
 
 type HmacOptions = z.infer<typeof hmacOptionsSchema>;
 
-const DIGEST_BYTES: Record<Algorithm, number> = { sha1: 20, sha256: 32, sha512: 64 };
-
-function presented(head: RequestHead): Buffer | undefined {
-  const o = head.options as HmacOptions;
-  const value = header(head.headers, o.header);
-  const prefix = o.prefix ?? '';
-  if (!value?.startsWith(prefix)) return undefined;
-  const bytes = decode(value.slice(prefix.length), o.encoding);
-  return bytes?.length === DIGEST_BYTES[o.algorithm] ? bytes : undefined;
-}
-
-function precheck(head: RequestHead) {
-  const o = head.options as HmacOptions;
-  if (!header(head.headers, o.header)) return 'signature_missing' as const;
-  if (!presented(head)) return 'signature_missing' as const;
-  if (!o.timestampHeader) return undefined;
-  const timestamp = header(head.headers, o.timestampHeader);
-  if (!timestamp) return 'signature_missing' as const;
-  const seconds = unixSeconds(timestamp);
-  if (seconds === undefined) return 'signature_missing' as const;
-  return timestampProblem(seconds, head.nowSeconds, head.toleranceSeconds);
+/**
+ * The recipe the `hmac` options denote (contract §10.1 H: one engine, two spellings). Every
+ * `{timestamp}` of the older template is the one signed timestamp; the recipe engine writes it
+ * wherever the template has it.
+ */
+export function hmacRecipe(options: Record<string, unknown>): Recipe {
+  const o = options as HmacOptions;
+  return {
+    signature: { header: o.header, format: 'raw', encoding: o.encoding, ...(o.prefix && { prefix: o.prefix }) },
+    ...(o.timestampHeader && { timestamp: { header: o.timestampHeader, unit: 's' as const } }),
+    algorithm: `hmac-${o.algorithm}`,
+    signedContent: o.signedContent ?? '{body}',
+    kind: [{ body: '/type' }, { body: '/event' }],
+  };
 }
 
 export const hmac: Provider = {
   name: 'hmac',
   title: 'Generic HMAC (any sender that signs the body with a shared secret)',
-  verifies: 'options.header: [prefix]<hex|base64 HMAC-(sha1|sha256|sha512) of signedContent> where signedContent is a template over {timestamp} (options.timestampHeader, unix seconds, within toleranceSeconds both ways) and {body} (the raw bytes); default {body}',
+  verifies: 'options.header: [prefix]<hex|base64 HMAC-(sha1|sha256|sha512) of signedContent> where signedContent is a template over {timestamp} (options.timestampHeader, unix seconds, within toleranceSeconds both ways) and {body} (the raw bytes); default {body}. Read as the recipe it denotes (name "recipe")',
   deliveryIdSource: 'none: idempotency.keyField (in the signed body), else the body fingerprint; an unsigned Idempotency-Key is not used',
-  signsTimestamp: (options) => typeof options.timestampHeader === 'string' && typeof options.signedContent === 'string' && options.signedContent.includes('{timestamp}'),
-  signatureHeaders: (options) => (typeof options.header === 'string' ? [options.header] : []),
+  family: 'hmac-recipe',
   optionsSchema: hmacOptionsSchema as unknown as z.ZodType<Record<string, unknown>>,
-  precheck,
-  verify(request) {
-    const problem = precheck(request);
-    if (problem) return refused(problem);
-    const o = request.options as HmacOptions;
-    const timestamp = o.timestampHeader ? (header(request.headers, o.timestampHeader) as string) : '';
-    const [before, after] = (o.signedContent ?? '{body}').split('{body}').map((part) => part.replaceAll('{timestamp}', timestamp));
-    return matchAny(request.secrets, [presented(request) as Buffer], (secret) => mac(o.algorithm, secret, before, request.raw, after));
-  },
-  kind: (_headers, body) => joinKind(text(body, 'type') ?? text(body, 'event')),
-  deliveryId: () => undefined,
+  ...recipeParts(hmacRecipe),
 };

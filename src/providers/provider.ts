@@ -3,6 +3,9 @@ import type { z } from 'zod';
 import type { BodyKind } from '../ingest/content-type';
 import type { StoredChannel } from '../registry/schemas';
 import type { ChatMapping, ChatProvider } from './chat-event';
+import type { PublicKeyAlgorithm } from './recipe/public-keys';
+
+export type Acknowledgement = 'empty' | 'twiml' | 'no-content' | 'deferred-interaction';
 
 /**
  * Why a signed delivery was refused (401, `details.reason`, src/outcomes/reasons.ts): no usable
@@ -18,7 +21,10 @@ export interface RequestHead {
   /** The public URL as the sender called it (PUBLIC_BASE_URL + path + query); Twilio signs it. */
   url: string;
   secrets: readonly string[];
+  /** The trigger's public keys as written (contract §10.1 B), for public-key schemes. */
+  publicKeys?: readonly string[];
   options: Record<string, unknown>;
+  /** 0: the scheme's timestamp is not checked (its retries keep the first one and the trigger set no tolerance). */
   toleranceSeconds: number;
   nowSeconds: number;
 }
@@ -28,7 +34,7 @@ export interface SignedRequest extends RequestHead {
   raw: Buffer;
 }
 
-/** `ok` names the secret that verified (Zoom's handshake answers with it). */
+/** `ok` names the secret that verified (Zoom's handshake answers with it; empty for a public key). */
 export type VerifyResult = { ok: true; secret: string } | { ok: false; reason: SignatureReason };
 
 /** An answer written as is: a handshake. */
@@ -38,8 +44,11 @@ export interface Reply {
   body: string;
 }
 
-/** `forbidden`: a wrong verify token (403); `invalid`: a challenge the gateway will not echo (400). */
-export type HandshakeAnswer = Reply | 'forbidden' | 'invalid';
+/**
+ * `forbidden`: a wrong verify token (403); `invalid`: a challenge the gateway will not echo
+ * (400); a signature reason: a handshake that carries the trigger's token checks it (Okta): 401.
+ */
+export type HandshakeAnswer = Reply | 'forbidden' | 'invalid' | 'signature_missing' | 'signature_invalid';
 
 export interface Handshake {
   /** GET handshakes are unsigned; POST ones are either unsigned (Graph) or signed (Slack, Zoom). */
@@ -49,7 +58,15 @@ export interface Handshake {
   /** One line for the catalogue. */
   describe: string;
   /** undefined: this request is not the handshake. */
-  answer(input: { query: Record<string, unknown>; body: unknown; secret: string; options: Record<string, unknown> }): HandshakeAnswer | undefined;
+  answer(input: {
+    query: Record<string, unknown>;
+    headers?: IncomingHttpHeaders;
+    body: unknown;
+    secret: string;
+    /** Every secret of the trigger (two while rotating), for a handshake that checks a token itself. */
+    secrets?: readonly string[];
+    options: Record<string, unknown>;
+  }): HandshakeAnswer | undefined;
 }
 
 /** Who a chat channel is registered for, as its mapper and its dedupe keys see it. */
@@ -83,6 +100,21 @@ export interface ChatSide {
   map(payload: unknown, channel: ChannelRef): ChatMapping;
 }
 
+/** The catalogue's families (contract §10.1 G). */
+export type Family = 'hmac-recipe' | 'ed25519' | 'ecdsa' | 'rsa' | 'jwt' | 'oidc' | 'x509' | 'fields' | 'token';
+
+/** What a preset authenticates (contract §10.A 8): the whole body, some fields of it, or only the sender. */
+export type Authenticates = 'body' | 'fields' | 'sender';
+
+/**
+ * The keys a trigger of this preset holds (contract §10.1 B): shared secrets, public keys of an
+ * algorithm, or either (Standard Webhooks: v1 HMAC or v1a Ed25519).
+ */
+export interface KeyDemand {
+  secrets: boolean;
+  publicKeys?: PublicKeyAlgorithm;
+}
+
 /**
  * One signed sender (contract §10). A preset knows its signature scheme, its handshake, how to
  * read the event kind and the delivery id, and how the sender wants to be acknowledged; the
@@ -100,17 +132,34 @@ export interface Provider {
    * signature covers (the signed body, a signed header of the family that verified), so a
    * replay cannot change it; absent or `header` when from a header a replay may rewrite.
    */
-  deliveryIdFrom?: 'signed' | 'header';
+  deliveryIdFrom?: 'signed' | 'header' | ((options: Record<string, unknown>) => 'signed' | 'header');
+  /** The catalogue's family (absent: hmac-recipe, or token for the token presets). */
+  family?: Family;
+  /**
+   * What the scheme authenticates, published in `data.provider.authenticates` when declared
+   * (the presets of §10.1 declare it; the older §10 presets keep their published shape).
+   */
+  authenticates?: Authenticates;
+  /** Which keys the trigger holds; absent: 1-2 secrets. */
+  keys?(options: Record<string, unknown>): KeyDemand;
+  /** The shipped recipe, for the catalogue (an operator copies it into a `recipe` trigger). */
+  recipe?: unknown;
+  /** The scheme signs the public URL (`{url}`): the trigger then needs PUBLIC_BASE_URL (contract §10.1 C). */
+  signsUrl?(options: Record<string, unknown>): boolean;
+  /** A timestamp header of the scheme's own, for the delivery log's diagnostics. */
+  timestampHeader?(options: Record<string, unknown>): string | undefined;
   /** The scheme signs a timestamp checked against toleranceSeconds (absent: it signs none). */
   signsTimestamp?: boolean | ((options: Record<string, unknown>) => boolean);
-  /** Default tolerance of a signed timestamp (contract default 300 s). */
+  /** Default tolerance of a signed timestamp (contract default 300 s); 0: none unless the trigger sets one. */
   defaultToleranceSeconds?: number;
+  /** The same when it depends on the options (a `recipe` whose retries keep their timestamp: 0); wins over the number. */
+  defaultToleranceFor?(options: Record<string, unknown>): number;
   /** Headers that carry credentials: never published. */
   signatureHeaders(options: Record<string, unknown>): readonly string[];
   /** Options this preset accepts (absent: none). */
   optionsSchema?: z.ZodType<Record<string, unknown>>;
   /** A secret the scheme cannot use (e.g. not base64), as a message. */
-  secretProblem?(secret: string): string | undefined;
+  secretProblem?(secret: string, options?: Record<string, unknown>): string | undefined;
   /** Checks what can be checked from the headers alone, so a bad request is refused before its body is read. */
   precheck(head: RequestHead): SignatureReason | undefined;
   /** The whole check over the raw body bytes, in constant time. */
@@ -123,7 +172,7 @@ export interface Provider {
   bodyKind?(url: string): BodyKind;
   handshake?: Handshake;
   /** One of the kinds its kinds file lists (contract §10); `raw` is the verified body as received. */
-  kind(headers: IncomingHttpHeaders, body: unknown, raw?: Buffer): string;
+  kind(headers: IncomingHttpHeaders, body: unknown, raw?: Buffer, options?: Record<string, unknown>): string;
   /**
    * Kinds that only test the URL (GitHub's and Intercom's `ping`): answered 2xx like any
    * delivery, and published only when an `events` glob lists them (contract §10), not merely
@@ -132,9 +181,12 @@ export interface Provider {
   pings?: readonly string[];
   /** Removes, in place, a secret the sender puts inside the body (Graph's clientState), once it is checked: never published. */
   stripSecrets?(body: unknown): void;
-  deliveryId(headers: IncomingHttpHeaders, body: unknown): string | undefined;
-  /** How a processed delivery is acknowledged; absent: contract §2. */
-  acknowledgement?: 'empty' | 'twiml';
+  deliveryId(headers: IncomingHttpHeaders, body: unknown, raw?: Buffer, options?: Record<string, unknown>): string | undefined;
+  /**
+   * How a processed delivery is acknowledged; absent: contract §2. `no-content`: 204 (Discord
+   * events); `deferred-interaction`: 200 {"type":5} unless the trigger's `response` says otherwise.
+   */
+  acknowledgement?: Acknowledgement | ((options: Record<string, unknown>) => Acknowledgement | undefined);
   /** For a sender that is also a chat channel: its mapping to chat events. */
   chat?: ChatSide;
 }

@@ -6,7 +6,10 @@ import { intercom } from './intercom';
 import { linear } from './linear';
 import { meta } from './meta';
 import { microsoftGraph } from './microsoft-graph';
+import { okta } from './okta';
 import { pagerduty } from './pagerduty';
+import { recipe } from './recipe/recipe-provider';
+import { RECIPE_PRESETS } from './recipe/presets';
 import type { Provider } from './provider';
 import { sentry } from './sentry';
 import { shopify } from './shopify';
@@ -18,8 +21,12 @@ import { twilio } from './twilio';
 import { x } from './x';
 import { zoom } from './zoom';
 
-/** Every preset of contract §10. Adding one: its module, its kinds file, its tests, one line here. */
-export const PROVIDERS: readonly Provider[] = [
+/**
+ * Every preset of contract §10 and §10.1. A preset of a recipe family (HMAC, Ed25519, ECDSA,
+ * RSA over a template of the raw body) is one entry of presets.json plus its kinds file; a
+ * genuinely different scheme is a module, its kinds file, its tests and one line here.
+ */
+const LISTED: readonly Provider[] = [
   standardWebhooks,
   github,
   stripe,
@@ -38,7 +45,11 @@ export const PROVIDERS: readonly Provider[] = [
   x,
   microsoftGraph,
   hmac,
+  okta,
+  recipe,
 ];
+
+export const PROVIDERS: readonly Provider[] = [...LISTED, ...RECIPE_PRESETS.filter((preset) => !LISTED.includes(preset))];
 
 const BY_NAME = new Map(PROVIDERS.map((provider) => [provider.name, provider]));
 

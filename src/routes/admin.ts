@@ -6,6 +6,7 @@ import { contextOf } from '../http/context';
 import { validate } from '../http/validation';
 import { publicChannel, publicTrigger, toStoredChannel, toStoredTrigger } from '../registry/records';
 import type { Collection } from '../registry/registry';
+import { requirePublicUrl } from '../providers/trigger-field';
 import { CHANNEL_ID_PATTERN, channelInputSchema, PATH_PATTERN, triggerInputSchema } from '../registry/schemas';
 import { secretMatches, sha256Hex } from '../security';
 import { registryCall } from './lookup';
@@ -42,7 +43,7 @@ export function adminRoutes(deps: AppDeps): Router {
   const publicPort = deps.config.PORT === 0 ? '' : `:${deps.config.PORT}`;
   const baseUrl = (req: Request) => deps.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.hostname}${publicPort}`;
   resource(router, '/admin/triggers', PATH_PATTERN, deps.registry.triggers, {
-    toStored: (body) => toStoredTrigger(validate(triggerInputSchema, body)),
+    toStored: (body) => toStoredTrigger(requirePublicUrl(validate(triggerInputSchema, body), deps.config.PUBLIC_BASE_URL)),
     toPublic: (id, value, req) => publicTrigger(id, value, baseUrl(req)),
     idName: 'path',
   });
