@@ -217,7 +217,7 @@ export class ProviderGate {
       scheme: this.provider.name,
       signatureHeaders: this.provider.signatureHeaders(options),
       timestampHeader: this.provider.timestampHeader?.(options) ?? (typeof options.timestampHeader === 'string' ? options.timestampHeader : undefined),
-      secrets: this.stored.secrets.length,
+      secrets: this.stored.secrets.length + (this.stored.publicKeys?.length ?? 0),
       toleranceSeconds: effectiveTolerance(this.stored),
     };
     return signatureDiagnostics(shape, this.request.headers, { raw, nowSeconds: nowSeconds() });
