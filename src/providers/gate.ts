@@ -134,7 +134,15 @@ export class ProviderGate {
   beforeBody(): Reply | undefined {
     const handshake = this.provider.handshake;
     if (handshake && handshake.method === 'POST' && !handshake.signed) {
-      const answer = handshake.answer({ query: this.request.query, body: undefined, secret: this.stored.secrets[0], options: this.stored.options ?? {} });
+      const answer = handshake.answer({
+        query: this.request.query,
+        headers: this.request.headers,
+        body: undefined,
+        secret: this.stored.secrets[0],
+        secrets: this.stored.secrets,
+        options: this.stored.options ?? {},
+        nowSeconds: nowSeconds(),
+      });
       if (answer !== undefined) return handshakeReply(answer);
     }
     const reason = this.provider.precheck(this.head());
@@ -209,7 +217,7 @@ export class ProviderGate {
       scheme: this.provider.name,
       signatureHeaders: this.provider.signatureHeaders(options),
       timestampHeader: this.provider.timestampHeader?.(options) ?? (typeof options.timestampHeader === 'string' ? options.timestampHeader : undefined),
-      secrets: this.stored.secrets.length,
+      secrets: this.stored.secrets.length + (this.stored.publicKeys?.length ?? 0),
       toleranceSeconds: effectiveTolerance(this.stored),
     };
     return signatureDiagnostics(shape, this.request.headers, { raw, nowSeconds: nowSeconds() });

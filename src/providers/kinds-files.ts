@@ -18,6 +18,7 @@ import xKinds from './kinds/x.json';
 import microsoftGraphKinds from './kinds/microsoft-graph.json';
 import hmacKinds from './kinds/hmac.json';
 import oktaKinds from './kinds/okta.json';
+import asanaKinds from './kinds/asana.json';
 import recipeKinds from './kinds/recipe.json';
 import workosKinds from './kinds/workos.json';
 import paddleKinds from './kinds/paddle.json';
@@ -70,6 +71,7 @@ export const KINDS_FILES: readonly KindsFile[] = [
   microsoftGraphKinds,
   hmacKinds,
   oktaKinds,
+  asanaKinds,
   recipeKinds,
   workosKinds,
   paddleKinds,

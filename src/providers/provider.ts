@@ -42,6 +42,8 @@ export interface Reply {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** A secret the handshake taught the gateway (Asana's X-Hook-Secret): the route stores it (sealed) before answering. */
+  learnedSecret?: string;
 }
 
 /**
@@ -65,6 +67,7 @@ export interface Handshake {
     secret: string;
     /** Every secret of the trigger (two while rotating), for a handshake that checks a token itself. */
     secrets?: readonly string[];
+    nowSeconds?: number;
     options: Record<string, unknown>;
   }): HandshakeAnswer | undefined;
 }
@@ -112,6 +115,8 @@ export type Authenticates = 'body' | 'fields' | 'sender';
  */
 export interface KeyDemand {
   secrets: boolean;
+  /** The secret may be absent at PUT: the preset learns it in a handshake (Asana). */
+  learnsSecret?: boolean;
   publicKeys?: PublicKeyAlgorithm;
 }
 

@@ -1,3 +1,4 @@
+import { asana } from './asana';
 import { dropbox } from './dropbox';
 import { github } from './github';
 import { gitlab } from './gitlab';
@@ -46,6 +47,7 @@ const LISTED: readonly Provider[] = [
   microsoftGraph,
   hmac,
   okta,
+  asana,
   recipe,
 ];
 

@@ -58,7 +58,7 @@ function checkKeys(provider: Provider, options: Record<string, unknown>, input: 
   const issue = (message: string, ...path: (string | number)[]) => ctx.addIssue({ code: 'custom', message, path });
   if (input.secrets && !demand.secrets) issue(`${provider.name} verifies with publicKeys, not secrets (a public-key algorithm)`, 'secrets');
   if (input.publicKeys && !demand.publicKeys) issue(`${provider.name} verifies with shared secrets; publicKeys are for public-key schemes`, 'publicKeys');
-  if (!input.secrets && !input.publicKeys) {
+  if (!input.secrets && !input.publicKeys && !demand.learnsSecret) {
     if (demand.secrets) issue('1-2 secrets are required', 'secrets');
     else issue('1-2 publicKeys are required', 'publicKeys');
   }
@@ -103,7 +103,7 @@ export interface StoredProvider {
   options?: Record<string, unknown>;
 }
 
-export function toStoredProvider(input: ProviderInput): StoredProvider {
+export function toStoredProvider(input: ProviderInput, now = new Date()): StoredProvider {
   const provider = providerNamed(input.name);
   const parsedOptions = provider?.optionsSchema ? provider.optionsSchema.parse(input.options ?? {}) : undefined;
   let options: Record<string, unknown> | undefined;
@@ -111,6 +111,8 @@ export function toStoredProvider(input: ProviderInput): StoredProvider {
     const { verifyToken, ...rest } = parsedOptions;
     options = { ...rest, ...(typeof verifyToken === 'string' && { verifyTokenHash: sha256Hex(verifyToken) }) };
   }
+  // A preset that learns its secret in a handshake (Asana) is armed by this PUT: the window runs from now.
+  if (provider?.keys?.(options ?? {}).learnsSecret && !input.secrets) options = { ...options, handshakeArmedAt: Math.floor(now.getTime() / 1000) };
   return {
     name: input.name,
     secrets: [...(input.secrets ?? [])],
@@ -131,7 +133,7 @@ function publicKeyFingerprint(stored: StoredProvider, key: string): string {
 
 /** As the admin API shows it: how many secrets are set, public keys as fingerprints, never a secret or a token hash. */
 export function publicProvider(stored: StoredProvider) {
-  const { verifyTokenHash, ...options } = stored.options ?? {};
+  const { verifyTokenHash, handshakeArmedAt: _armed, ...options } = stored.options ?? {};
   const shownOptions = { ...options, ...(verifyTokenHash !== undefined && { verifyTokenSet: true }) };
   return {
     name: stored.name,

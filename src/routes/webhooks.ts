@@ -9,6 +9,7 @@ import { acceptUpload } from '../ingest/accept-upload';
 import { acceptWebhook, type WebhookAck } from '../ingest/accept-webhook';
 import { admit } from '../ingress/pipeline';
 import { openGate } from '../providers/gate';
+import { storeLearnedSecret } from '../providers/learned-secret';
 import { providerNamed } from '../providers/registry';
 import { PATH_PATTERN } from '../registry/schemas';
 import { senderBodyLimit } from './body-limit';
@@ -90,7 +91,11 @@ function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise
           note: (facts) => noteDelivery(res, facts),
         }),
     });
-    if ('reply' in admitted) return sendReply(res, admitted.reply);
+    if ('reply' in admitted) {
+      // Asana's handshake: the secret is stored (sealed) before it is echoed, so the first signed delivery finds it.
+      if (admitted.reply.learnedSecret) await storeLearnedSecret(deps.registry.triggers, path, trigger, admitted.reply.learnedSecret);
+      return sendReply(res, admitted.reply);
+    }
     const ack = admitted.result;
     if (provider) {
       if ('ignored' in ack) noteDelivery(res, { kind: ack.kind });
