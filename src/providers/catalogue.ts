@@ -1,6 +1,6 @@
 import { compileGlob } from './event-filter';
 import { KINDS_FILES as FILES } from './kinds-files';
-import type { Provider } from './provider';
+import type { Authenticates, Provider } from './provider';
 import { PROVIDERS } from './registry';
 
 /**
@@ -50,6 +50,11 @@ function keysColumn(provider: Provider): 'secrets' | 'publicKeys' | 'secrets|pub
   return demand.publicKeys ? 'publicKeys' : demand.secrets ? 'secrets' : 'none';
 }
 
+/** What a preset authenticates (contract §10.A 8), as the catalogue lists it and `data.provider` publishes it. */
+export function authenticatesOf(provider: Provider): Authenticates {
+  return provider.authenticates ?? (TOKEN_PRESETS.has(provider.name) ? 'sender' : 'body');
+}
+
 /** One row of GET /admin/providers. */
 export function catalogueEntry(provider: Provider) {
   const file = kindsOf(provider.name);
@@ -58,7 +63,7 @@ export function catalogueEntry(provider: Provider) {
     name: provider.name,
     title: provider.title,
     family: provider.family ?? (token ? 'token' : 'hmac-recipe'),
-    authenticates: provider.authenticates ?? (token ? 'sender' : 'body'),
+    authenticates: authenticatesOf(provider),
     keys: keysColumn(provider),
     // No preset of these families fetches anything (contract §10.F names the ones that do).
     fetches: [] as string[],

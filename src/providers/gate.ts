@@ -3,7 +3,7 @@ import { Refusal } from '../outcomes/refusal';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Acknowledgement, Authenticates, HandshakeAnswer, Provider, Reply, SignatureReason } from './provider';
-import { isKnownKind } from './catalogue';
+import { authenticatesOf, isKnownKind } from './catalogue';
 import { eventFilter, MAX_KIND_LENGTH } from './event-filter';
 import { reportUnknownKind } from './unknown-kind';
 import { providerNamed } from './registry';
@@ -26,8 +26,8 @@ export interface PublishedProvider {
   kind: string;
   deliveryId: string | null;
   verified: true;
-  /** What the signature covers (contract §10.A 8), where the preset declares it. */
-  authenticates?: Authenticates;
+  /** What the signature covers (contract §10.A 8). */
+  authenticates: Authenticates;
 }
 
 export type Classified =
@@ -204,7 +204,7 @@ export class ProviderGate {
         kind,
         deliveryId: deliveryId ?? null,
         verified: true,
-        ...(this.provider.authenticates && { authenticates: this.provider.authenticates }),
+        authenticates: authenticatesOf(this.provider),
       },
       hiddenHeaders: this.provider.signatureHeaders(this.stored.options ?? {}),
     };

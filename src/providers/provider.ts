@@ -141,8 +141,8 @@ export interface Provider {
   /** The catalogue's family (absent: hmac-recipe, or token for the token presets). */
   family?: Family;
   /**
-   * What the scheme authenticates, published in `data.provider.authenticates` when declared
-   * (the presets of §10.1 declare it; the older §10 presets keep their published shape).
+   * What the scheme authenticates, published in `data.provider.authenticates`; absent: `body`,
+   * or `sender` for a token scheme (catalogue.ts `authenticatesOf`).
    */
   authenticates?: Authenticates;
   /** Which keys the trigger holds; absent: 1-2 secrets. */

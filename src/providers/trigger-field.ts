@@ -20,7 +20,7 @@ export const providerInputSchema = z
     secrets: z.array(z.string().min(1).max(1024)).min(1).max(2).optional(),
     publicKeys: z.array(z.string().min(1).max(8192)).min(1).max(2).optional(),
     events: z.array(glob).min(1).max(100).optional(),
-    toleranceSeconds: z.number().int().min(1).max(86_400).optional(),
+    toleranceSeconds: z.number().int().min(1).max(3600).optional(),
     options: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((input, ctx) => {

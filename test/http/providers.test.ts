@@ -36,7 +36,7 @@ describe('a GitHub trigger (contract §10)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: 'Webhook processed', eventId: res.headers['x-event-id'] });
     const event = eventOf(t.sink.records.at(-1)!);
-    expect(event.data.provider).toEqual({ name: 'github', kind: 'push', deliveryId: 'guid-publish', verified: true });
+    expect(event.data.provider).toEqual({ name: 'github', kind: 'push', deliveryId: 'guid-publish', verified: true, authenticates: 'body' });
     expect(event.data.idempotencyKey).toBe('guid-publish');
     expect(event.data.headers['x-hub-signature-256']).toBeUndefined();
     expect(JSON.stringify(event)).not.toContain(GITHUB_SIGNATURE.slice(7));
@@ -154,7 +154,7 @@ describe('a Stripe trigger signed by stripe-node', () => {
     const res = await request(t.app).post(hookUrl('stripe')).set('Content-Type', 'application/json').set('Stripe-Signature', header).send(body);
     expect(res.status).toBe(200);
     const event = eventOf(t.sink.records.at(-1)!);
-    expect(event.data.provider).toEqual({ name: 'stripe', kind: 'customer.subscription.updated', deliveryId: 'evt_1', verified: true });
+    expect(event.data.provider).toEqual({ name: 'stripe', kind: 'customer.subscription.updated', deliveryId: 'evt_1', verified: true, authenticates: 'body' });
     expect(event.data.headers['stripe-signature']).toBeUndefined();
   });
 
@@ -199,7 +199,7 @@ describe('a Slack trigger', () => {
     expect(res.status).toBe(200);
     expect(res.text).toBe('');
     expect(res.headers['x-event-id']).toBeTruthy();
-    expect(eventOf(t.sink.records.at(-1)!).data.provider).toEqual({ name: 'slack', kind: 'app_mention', deliveryId: 'Ev1', verified: true });
+    expect(eventOf(t.sink.records.at(-1)!).data.provider).toEqual({ name: 'slack', kind: 'app_mention', deliveryId: 'Ev1', verified: true, authenticates: 'body' });
     const before = t.sink.records.length;
     const retry = await slackPost('slack', body).set('X-Slack-Retry-Num', '1').set('X-Slack-Retry-Reason', 'http_timeout');
     expect(retry.status).toBe(200);
@@ -315,7 +315,7 @@ describe('telegram and microsoft-graph deliveries', () => {
     const body = '{"update_id":10000,"callback_query":{"id":"4382","data":"yes"}}';
     const ok = await request(t.app).post(hookUrl('tg')).set('Content-Type', 'application/json').set('X-Telegram-Bot-Api-Secret-Token', 'tg-secret_1').send(body);
     expect(ok.status).toBe(200);
-    expect(eventOf(t.sink.records.at(-1)!).data.provider).toEqual({ name: 'telegram', kind: 'callback_query', deliveryId: '10000', verified: true });
+    expect(eventOf(t.sink.records.at(-1)!).data.provider).toEqual({ name: 'telegram', kind: 'callback_query', deliveryId: '10000', verified: true, authenticates: 'sender' });
     const wrong = await request(t.app).post(hookUrl('tg')).set('Content-Type', 'application/json').set('X-Telegram-Bot-Api-Secret-Token', 'tg-secret_2').send(body);
     expect(expectError(wrong, 'UNAUTHORIZED').details).toEqual({ reason: 'signature_invalid' });
   });
@@ -371,6 +371,15 @@ describe('the admin API and the provider catalogue', () => {
     ]) {
       expectError(await request(t.admin).put('/admin/triggers/bad').set(admin).send(triggerInput({ provider })), 'BAD_REQUEST');
     }
+  });
+
+  it('takes toleranceSeconds up to 3600 and refuses more, naming it (contract §10.H)', async () => {
+    const put = (toleranceSeconds: number) =>
+      request(t.admin).put('/admin/triggers/tolerance').set(admin).send(triggerInput({ provider: { name: 'stripe', secrets: ['whsec_x'], toleranceSeconds } }));
+    expect((await put(3600)).status).toBe(200);
+    const refused = await put(3601);
+    expectError(refused, 'BAD_REQUEST');
+    expect(JSON.stringify(refused.body.error.details)).toContain('provider.toleranceSeconds');
   });
 
   it('lists every preset with its event kinds, and one by name', async () => {
