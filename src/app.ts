@@ -24,7 +24,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(livenessRoutes());
   app.use(channelRoutes(deps));
   const onError = finish(app, deps);
-  // A plainly spelled webhook POST skips express's router: the same first layer, then the route.
+  // The webhook fast path: a plainly spelled webhook POST skips express's router, running only
+  // the same first layer, the route and the error handler. A middleware mounted on this app is
+  // skipped there: test/http/app-entry-layers.test.ts fails until the fast path runs it too.
   enterDirectly(app, { first: context, route: webhooks, onError });
   return app;
 }

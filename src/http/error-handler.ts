@@ -12,7 +12,8 @@ export const notFound: RequestHandler = (_req, _res, next) => {
 
 /** Renders every error with the contract's body; only unexpected errors are logged with a stack. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error, req, res, _next) => {
+  // Named: the webhook fast path's guard (test/http/app-entry-layers.test.ts) finds it in the app's stack by name.
+  return function errorHandler(error, req, res, _next) {
     const refusal = toRefusal(error);
     const context = contextOf(res);
     context.outcome = refusal.outcome;

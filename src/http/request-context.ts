@@ -19,7 +19,8 @@ export function requestContext(
   then: (req: Request, res: Response, next: NextFunction) => void = (_req, _res, next) => next(),
 ): RequestHandler {
   const accessLog = accessLogger(deps.logger);
-  return (req, res, next) => {
+  // Named: the webhook fast path's guard (test/http/app-entry-layers.test.ts) finds it in the app's stack by name.
+  return function requestContext(req, res, next) {
     // A request pipelined behind one that was answered with `Connection: close` (its socket is
     // half-closed) could never be answered: it is not served.
     if (!req.socket.writable) return void req.socket.destroy();

@@ -6,16 +6,14 @@
  * `\r\n--<boundary>`, the body read as if a CRLF preceded it), so that the parser can compare
  * it with the parts its listeners heard.
  */
+import { multipartBoundary } from './multipart-boundary';
 
 interface StreamSearch {
   push(chunk: Buffer, position?: number): number;
 }
 type StreamSearchCallback = (isMatch: boolean, data: Buffer | undefined, start: number, end: number) => void;
-// Neither ships type declarations; both are busboy's own (streamsearch is its dependency).
+// busboy's own search (streamsearch is its dependency, and ours), which ships no type declarations.
 const StreamSearchClass = require('streamsearch') as new (needle: string, callback: StreamSearchCallback) => StreamSearch;
-const { parseContentType } = require('busboy/lib/utils') as {
-  parseContentType(header: string): { params?: Record<string, string> } | undefined;
-};
 
 const CRLF = Buffer.from('\r\n');
 const CR = 13;
@@ -47,7 +45,7 @@ export class PartCounter {
 
   /** A counter for a multipart Content-Type, or undefined without a boundary (busboy refuses those itself). */
   static for(contentType: string): PartCounter | undefined {
-    const boundary = parseContentType(contentType)?.params?.boundary;
+    const boundary = multipartBoundary(contentType);
     return boundary ? new PartCounter(boundary) : undefined;
   }
 

@@ -1,20 +1,28 @@
-import type { Response } from 'express';
 import type { RateLimitInfo } from 'express-rate-limit';
-import { isoFormatter } from '../observability/iso-time';
 import { Refusal } from '../outcomes/refusal';
 
-/** Within one window every answer carries the same reset time. */
-const resetHeaderTime = isoFormatter();
+/** What the X-RateLimit-* headers say of a request's buckets (the tightest one); http/rate-limit-headers.ts writes them. */
+export interface RateLimitShown {
+  limit: number;
+  remaining: number;
+  /** When the bucket's window ends; unknown for a counter that does not say. */
+  resetTime?: Date;
+}
+
+/** What charging a request's buckets came to: what the headers show (nothing when no counter answered), and the 429 when a bucket is spent. */
+export interface Charge {
+  shown?: RateLimitShown;
+  refusal?: Refusal;
+}
 
 /** What express-rate-limit makes of a counter: `remaining` never below 0; over the limit once `used` exceeds it. */
 export function limitInfo(key: string, limit: number, totalHits: number, resetTime: Date | undefined): RateLimitInfo {
   return { limit, used: totalHits, remaining: Math.max(limit - totalHits, 0), resetTime, key };
 }
 
-export function setRateLimitHeaders(res: Response, info: RateLimitInfo): void {
-  res.setHeader('X-RateLimit-Limit', String(info.limit));
-  res.setHeader('X-RateLimit-Remaining', String(info.remaining));
-  if (info.resetTime) res.setHeader('X-RateLimit-Reset', resetHeaderTime(info.resetTime.getTime()));
+/** The headers' part of a bucket's info. */
+export function shownOf(info: RateLimitInfo): RateLimitShown {
+  return { limit: info.limit, remaining: info.remaining, ...(info.resetTime && { resetTime: info.resetTime }) };
 }
 
 export function rateLimited(info: RateLimitInfo): Refusal {

@@ -1,7 +1,6 @@
-import type { Response } from 'express';
 import type { RateLimitInfo } from 'express-rate-limit';
 import { AuthFailureThrottle, failureOp, type FailureLimit } from './auth-failures';
-import { limitInfo, rateLimited, setRateLimitHeaders, tightest } from './limit-info';
+import { limitInfo, rateLimited, shownOf, tightest, type Charge } from './limit-info';
 import type { Counted, CounterOp, RateCounters } from './counters';
 
 export type BucketKind = 'trigger' | 'channel' | 'workspace';
@@ -29,36 +28,39 @@ export interface FailureCheck {
   rule: FailureLimit;
 }
 
+/** A charge, or a client blocked for its failed authentications (then no bucket was looked at). */
+export type Admission = Charge & { blockedUntil?: Date };
+
 /**
  * Rate limits counted as express-rate-limit counts them (fixed windows; over the limit once
  * the hits exceed it; `remaining` never below 0), on the keys rate-limit-redis uses. A request
  * counts against every bucket it is given (a refused one too); the most restrictive one
- * decides and is the one shown in the X-RateLimit-* headers.
+ * decides and is the one the X-RateLimit-* headers show. No HTTP here: a charge says what the
+ * headers show and whether it is refused; the routes write it (http/rate-limit-headers.ts).
  */
 export function createRateLimiter(options: RateLimiterOptions) {
   const { counters, onStoreError } = options;
   const authFailures = new AuthFailureThrottle(counters, onStoreError);
 
-  /** Counts the request against every bucket; rejects with 429 when any one is exhausted. */
-  async function enforce(res: Response, buckets: Bucket[]): Promise<void> {
-    applyCharges(res, buckets, await counters.count(buckets.map(bucketOp)));
+  /** Counts the request against every bucket: what the headers show, and a 429 when any one is exhausted. */
+  async function enforce(buckets: Bucket[]): Promise<Charge> {
+    return chargeOf(buckets, await counters.count(buckets.map(bucketOp)));
   }
 
   /**
    * Reads the client's failed authentications and charges the buckets, in one command on
    * Redis. A blocked client gets when it may try again, and no bucket's headers; else the
-   * buckets decide (429 when one is spent).
+   * buckets decide (a 429 when one is spent).
    */
-  async function admitAndCharge(res: Response, failure: FailureCheck, buckets: Bucket[]): Promise<Date | undefined> {
+  async function admitAndCharge(failure: FailureCheck, buckets: Bucket[]): Promise<Admission> {
     const [read, ...charged] = await counters.count([failureOp(failure.key, failure.rule, false), ...buckets.map(bucketOp)]);
     const until = authFailures.blockedBy(read, failure.rule);
-    if (until) return until;
-    applyCharges(res, buckets, charged);
-    return undefined;
+    if (until) return { blockedUntil: until };
+    return chargeOf(buckets, charged);
   }
 
-  /** Headers of the tightest bucket, or 429 for the first one spent; a bucket whose counter failed lets the request through. */
-  function applyCharges(res: Response, buckets: Bucket[], charged: Array<PromiseSettledResult<Counted>>): void {
+  /** The tightest bucket, or the first one spent and its 429; a bucket whose counter failed lets the request through. */
+  function chargeOf(buckets: Bucket[], charged: Array<PromiseSettledResult<Counted>>): Charge {
     const infos: RateLimitInfo[] = [];
     buckets.forEach((bucket, i) => {
       const result = charged[i];
@@ -66,12 +68,9 @@ export function createRateLimiter(options: RateLimiterOptions) {
       if (result.value) infos.push(limitInfo(bucket.id, bucket.limit, result.value.totalHits, result.value.resetTime));
     });
     const spent = infos.find((info) => info.used > info.limit);
-    if (spent) {
-      setRateLimitHeaders(res, spent);
-      throw rateLimited(spent);
-    }
+    if (spent) return { shown: shownOf(spent), refusal: rateLimited(spent) };
     const shown = tightest(infos);
-    if (shown) setRateLimitHeaders(res, shown);
+    return shown ? { shown: shownOf(shown) } : {};
   }
 
   // Failed authentications are counted in the same kind of store, never in a tenant's buckets.

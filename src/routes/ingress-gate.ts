@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import type { AppDeps } from '../app-deps';
 import { noteDelivery, type DeliveryNotes } from '../http/delivery-notes';
+import { answerCharge } from '../http/rate-limit-headers';
 import { whenClosed } from '../http/response-done';
 import { Refusal } from '../outcomes/refusal';
 import type { BodyLease } from '../ingest/body-budget';
@@ -108,15 +109,16 @@ export class IngressGate {
       await this.admitted;
       return this.charge(buckets);
     }
-    const until = await this.deps.enforceRateLimits.admitAndCharge(this.res, this.failureCheck(), buckets);
-    this.admitted = until ? Promise.reject(throttled(until)) : Promise.resolve();
+    const { blockedUntil, ...charge } = await this.deps.enforceRateLimits.admitAndCharge(this.failureCheck(), buckets);
+    if (!blockedUntil) answerCharge(this.res, charge);
+    this.admitted = blockedUntil ? Promise.reject(throttled(blockedUntil)) : Promise.resolve();
     await this.admitted;
   }
 
   /** Counts the request against the tenant's buckets (429 when one is spent). */
-  charge(buckets: Bucket[]): Promise<void> {
+  async charge(buckets: Bucket[]): Promise<void> {
     this.note({ authenticated: true });
-    return this.deps.enforceRateLimits(this.res, buckets);
+    answerCharge(this.res, await this.deps.enforceRateLimits(buckets));
   }
 
   /** The raw body: at most `limit` bytes, held under this route's, workspace's and client's share of the budget. */

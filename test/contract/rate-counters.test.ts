@@ -6,8 +6,9 @@
  */
 import type { Response } from 'express';
 import type { Options } from 'express-rate-limit';
+import { answerCharge } from '../../src/http/rate-limit-headers';
 import { Refusal } from '../../src/outcomes/refusal';
-import { createRateLimiter, type Bucket } from '../../src/ratelimit/limiter';
+import { createRateLimiter, type Admission, type Bucket } from '../../src/ratelimit/limiter';
 import { RedisCounters } from '../../src/ratelimit/redis-counters';
 import { createRedisRateLimitStore } from '../helpers/rate-limit-redis-store';
 import { RedisConnection } from '../../src/redis/connection';
@@ -24,6 +25,13 @@ function fakeResponse(): Response & { headers: Map<string, string> } {
     setHeader: (name: string, value: string) => headers.set(name.toLowerCase(), value),
     removeHeader: (name: string) => headers.delete(name.toLowerCase()),
   } as unknown as Response & { headers: Map<string, string> };
+}
+
+/** As the ingress gate answers an admission: the charge on the response (its headers, its 429), or when a blocked client may try again. */
+async function admitOn(res: Response, admission: Promise<Admission>): Promise<Date | undefined> {
+  const { blockedUntil, ...charge } = await admission;
+  if (!blockedUntil) answerCharge(res, charge);
+  return blockedUntil;
 }
 
 
@@ -121,22 +129,39 @@ describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
     ];
     for (let i = 1; i <= 3; i += 1) {
       const res = fakeResponse();
-      await enforce(res, buckets);
+      answerCharge(res, await enforce(buckets));
       expect(res.headers.get('x-ratelimit-limit')).toBe('3');
       expect(res.headers.get('x-ratelimit-remaining')).toBe(String(3 - i));
       expect(Date.parse(res.headers.get('x-ratelimit-reset')!)).toBeGreaterThan(Date.now() + 55_000);
     }
     const res = fakeResponse();
-    const refused = await enforce(res, buckets).catch((error: unknown) => error);
+    const refused = await enforce(buckets)
+      .then((charge) => answerCharge(res, charge))
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(Refusal);
     expect((refused as Refusal).reason).toBe('rate_limited');
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(res.headers.get('x-ratelimit-limit')).toBe('3');
     // The refused request counted too, in both buckets.
     const other = fakeResponse();
-    await enforce(other, [{ kind: 'workspace', id: 'ws', limit: 10, windowSeconds: 60 }]);
+    answerCharge(other, await enforce([{ kind: 'workspace', id: 'ws', limit: 10, windowSeconds: 60 }]));
     expect(other.headers.get('x-ratelimit-remaining')).toBe('5');
     expect(storeErrors).toEqual([]);
+  });
+
+  it('a charge is a plain value, no HTTP: what the headers say of the tightest bucket, and the 429 once one is spent', async () => {
+    const enforce = limiter();
+    const buckets: Bucket[] = [
+      { kind: 'trigger', id: 'plain', limit: 1, windowSeconds: 60 },
+      { kind: 'workspace', id: 'plain-ws', limit: 5, windowSeconds: 60 },
+    ];
+    const first = await enforce(buckets);
+    expect(first).toEqual({ shown: { limit: 1, remaining: 0, resetTime: expect.any(Date) } });
+    const second = await enforce(buckets);
+    expect(second.shown).toMatchObject({ limit: 1, remaining: 0 });
+    expect(second.refusal).toBeInstanceOf(Refusal);
+    expect(second.refusal!.reason).toBe('rate_limited');
+    expect(second.refusal!.retryAt).toEqual(second.shown!.resetTime);
   });
 
   it('auth throttle: admitAndCharge refuses a client over its failures, without bucket headers', async () => {
@@ -144,13 +169,13 @@ describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
     const failure = { key: 'trigger:orders|10.0.0.1', rule: { limit: 2, windowSeconds: 60 } };
     const buckets: Bucket[] = [{ kind: 'trigger', id: 'orders', limit: 100, windowSeconds: 60 }];
     const res = fakeResponse();
-    expect(await enforce.admitAndCharge(res, failure, buckets)).toBeUndefined();
+    expect(await admitOn(res, enforce.admitAndCharge(failure, buckets))).toBeUndefined();
     expect(res.headers.get('x-ratelimit-remaining')).toBe('99');
     await enforce.authFailures.recordFailure(failure.key, failure.rule);
     expect(await enforce.authFailures.blockedUntil(failure.key, failure.rule)).toBeUndefined();
     await enforce.authFailures.recordFailure(failure.key, failure.rule);
     const blocked = fakeResponse();
-    const until = await enforce.admitAndCharge(blocked, failure, buckets);
+    const until = await admitOn(blocked, enforce.admitAndCharge(failure, buckets));
     expect(until!.getTime()).toBeGreaterThan(Date.now() + 55_000);
     expect(blocked.headers.size).toBe(0);
     const again = await enforce.authFailures.blockedUntil(failure.key, failure.rule);
@@ -158,7 +183,7 @@ describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
     // Another address on the same target is not blocked.
     expect(await enforce.authFailures.blockedUntil('trigger:orders|10.0.0.2', failure.rule)).toBeUndefined();
     await setup.elapse(prefix, 60_000);
-    expect(await enforce.admitAndCharge(fakeResponse(), failure, buckets)).toBeUndefined();
+    expect(await admitOn(fakeResponse(), enforce.admitAndCharge(failure, buckets))).toBeUndefined();
   });
 
   it('fails open when Redis is unreachable: every counter counted as a store error, no headers, no refusal', async () => {
@@ -177,8 +202,8 @@ describe.each(rows)('Redis rate counters: %s', (_name, setup: RedisSetup) => {
       const failure = { key: 'trigger:orders|10.0.0.1', rule: { limit: 1, windowSeconds: 60 } };
       for (let i = 0; i < 2; i += 1) {
         const res = fakeResponse();
-        expect(await enforce.admitAndCharge(res, failure, buckets)).toBeUndefined();
-        await enforce(res, buckets);
+        expect(await admitOn(res, enforce.admitAndCharge(failure, buckets))).toBeUndefined();
+        answerCharge(res, await enforce(buckets));
         expect(res.headers.size).toBe(0);
       }
       await enforce.authFailures.recordFailure(failure.key, failure.rule);
