@@ -38,6 +38,7 @@ export const REASONS = {
   key_too_long: { code: 'BAD_REQUEST', explain: 'the idempotency key is longer than 255 characters' },
   kind_too_long: { code: 'BAD_REQUEST', explain: "a verified provider delivery's event kind is longer than 256 characters" },
   schema_invalid: { code: 'BAD_REQUEST', explain: "the input does not satisfy the trigger's JSON Schema (details.errors)" },
+  schema_too_complex: { code: 'BAD_REQUEST', explain: "a trigger's JSON Schema cannot be compiled within its time and memory budget (PUT)" },
   // 401
   credentials_invalid: { code: 'UNAUTHORIZED', explain: 'the token is missing or wrong' },
   signature_invalid: { code: 'UNAUTHORIZED', explain: 'the signature does not match the body' },
