@@ -34,6 +34,8 @@ interface Pending {
 
 interface Slot {
   worker?: Worker;
+  /** The worker has loaded its code: a job's budget counts from when a ready worker gets it. */
+  ready: boolean;
   running?: Pending;
   timer?: NodeJS.Timeout;
 }
@@ -50,7 +52,7 @@ export class CheckPool {
   private nextId = 1;
 
   constructor(readonly limits: CheckPoolLimits) {
-    this.slots = Array.from({ length: limits.workers }, () => ({}));
+    this.slots = Array.from({ length: limits.workers }, () => ({ ready: false }));
   }
 
   run(job: Job): Promise<CheckOutcome> {
@@ -67,13 +69,19 @@ export class CheckPool {
 
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (slot.running) continue;
+      if (this.queue.length === 0) break;
+      if (!slot.worker) this.start(slot);
+      if (!slot.ready || slot.running) continue;
       const pending = this.nextFresh();
-      if (!pending) return;
-      slot.worker ??= this.start(slot);
+      if (!pending) break;
       slot.running = pending;
       this.arm(slot, pending.job.op === 'compile' ? this.limits.compileMs : this.limits.checkMs);
-      slot.worker.postMessage(pending.job);
+      slot.worker!.postMessage(pending.job);
+    }
+    // A worker with work (starting for a queued job, or running one) keeps the process alive; an idle one never does.
+    for (const slot of this.slots) {
+      if (slot.running || !slot.ready) slot.worker?.ref();
+      else slot.worker?.unref();
     }
   }
 
@@ -87,23 +95,36 @@ export class CheckPool {
     return undefined;
   }
 
-  private start(slot: Slot): Worker {
+  private start(slot: Slot): void {
     const worker = spawnWorker(this.limits.heapMb);
-    worker.on('message', (reply: WorkerReply) => this.onReply(slot, worker, reply));
+    slot.worker = worker;
+    slot.ready = false;
+    worker.on('message', (reply: WorkerReply | 'ready') => {
+      if (slot.worker !== worker) return;
+      if (reply !== 'ready') return this.onReply(slot, reply);
+      slot.ready = true;
+      this.dispatch();
+    });
     worker.on('error', () => undefined); // 'exit' follows and answers the job
     worker.on('exit', () => {
       if (slot.worker !== worker) return;
+      const started = slot.ready;
       slot.worker = undefined;
+      slot.ready = false;
+      if (!started) return this.failQueue(); // a worker that cannot start would be restarted forever
       this.finish(slot, overBudget(slot.running, `needed more than the ${this.limits.heapMb} MB heap its worker has`));
     });
-    // After the listeners (a 'message' listener refs the worker again): idle workers never hold the process open.
-    worker.unref();
-    return worker;
   }
 
-  private onReply(slot: Slot, worker: Worker, reply: WorkerReply): void {
+  private failQueue(): void {
+    for (let pending = this.queue.shift(); pending; pending = this.queue.shift()) {
+      pending.resolve({ kind: 'over-budget', problem: 'could not start: its schema worker did not start' });
+    }
+  }
+
+  private onReply(slot: Slot, reply: WorkerReply): void {
     const running = slot.running;
-    if (slot.worker !== worker || !running || running.job.id !== reply.id) return;
+    if (!running || running.job.id !== reply.id) return;
     switch (reply.stage) {
       case 'compiling':
         // A schema compiled within its budget at PUT; here it may share a busier CPU: some slack.
@@ -131,6 +152,7 @@ export class CheckPool {
   private async retire(slot: Slot, outcome: CheckOutcome | undefined): Promise<void> {
     const worker = slot.worker;
     slot.worker = undefined;
+    slot.ready = false;
     this.finish(slot, outcome);
     await worker?.terminate();
   }

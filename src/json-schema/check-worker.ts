@@ -32,6 +32,7 @@ const firstErrorAjv = newAjv(false);
 const allErrorsAjv = newAjv(true);
 const cache = new LRUCache<string, Compiled>({ max: CACHE_ENTRIES });
 
+parentPort!.postMessage('ready');
 parentPort!.on('message', (job: WorkerJob) => {
   const reply = (message: WorkerReply) => parentPort!.postMessage(message);
   let compiled = cache.get(job.hash);
@@ -47,14 +48,15 @@ parentPort!.on('message', (job: WorkerJob) => {
   }
   if (job.op === 'compile') return reply({ id: job.id, stage: 'done', errors: [] });
   try {
-    if (compiled.firstError(job.input)) return reply({ id: job.id, stage: 'done', errors: [] });
+    const input: unknown = JSON.parse(job.input);
+    if (compiled.firstError(input)) return reply({ id: job.id, stage: 'done', errors: [] });
     const first = violations(compiled.firstError.errors);
-    if (countValues(job.input, COLLECT_BUDGET / compiled.keywords) * compiled.keywords > COLLECT_BUDGET) {
+    if (countValues(input, COLLECT_BUDGET / compiled.keywords) * compiled.keywords > COLLECT_BUDGET) {
       return reply({ id: job.id, stage: 'done', errors: first });
     }
     reply({ id: job.id, stage: 'first', errors: first });
     compiled.allErrors ??= compileFrom(allErrorsAjv, compiled.schema);
-    compiled.allErrors(job.input);
+    compiled.allErrors(input);
     reply({ id: job.id, stage: 'done', errors: violations(compiled.allErrors.errors) });
   } catch (error) {
     reply({ id: job.id, stage: 'failed', problem: String((error as Error).message).slice(0, 200) });

@@ -7,6 +7,14 @@ export const MAX_REGEX_CHARS = 8192;
 /** `uniqueItems` on items that are not all scalars compares every pair: n² / 2 deep comparisons. */
 export const MAX_UNIQUE_ITEMS = 10_000;
 
+/**
+ * Keywords a schema may amount to once every `$ref` is counted where it is used (ajv inlines a
+ * referenced schema into each place that uses it). A 64 KiB schema without references has fewer
+ * than about 6,500; 100 `$ref`s to a 100-property definition make 20,000, which took ajv 5.4 s
+ * to compile (docs/trigger-schema.md).
+ */
+export const MAX_EXPANDED_KEYWORDS = 10_000;
+
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 /** Keywords holding one subschema, a list of them, or a map of them (draft 2020-12 and the older `definitions`). */
 const ONE = ['not', 'if', 'then', 'else', 'items', 'contains', 'additionalProperties', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'];
@@ -30,6 +38,39 @@ interface Located {
 export function staticProblem(schema: Node): string | undefined {
   const nodes = subschemas(schema);
   return regexProblem(nodes) ?? uniqueItemsProblem(nodes) ?? refLoopProblem(schema, nodes);
+}
+
+/**
+ * The keywords of the schema with each `$ref` counted as its target's keywords (memoized per
+ * target, a reference back into its own chain counted once): linear in the schema, and stops
+ * counting past `cap`.
+ */
+export function expandedKeywords(root: Node, cap = MAX_EXPANDED_KEYWORDS): number {
+  const sizes = new Map<Node, number>();
+  const visiting = new Set<Node>();
+  const targetOf = refResolver(root, subschemas(root));
+  const size = (node: Node): number => {
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    if (visiting.has(node)) return 1;
+    visiting.add(node);
+    let total = Object.keys(node).length;
+    for (const child of [...children(node), ...targetOf(node.$ref), ...targetOf(node.$dynamicRef)]) {
+      total = Math.min(cap + 1, total + size(child));
+      if (total > cap) break;
+    }
+    visiting.delete(node);
+    sizes.set(node, total);
+    return total;
+  };
+  return size(root);
+}
+
+function children(node: Node): Node[] {
+  const found: unknown[] = ONE.map((key) => node[key]);
+  for (const key of LIST) if (Array.isArray(node[key])) found.push(...(node[key] as unknown[]));
+  for (const key of MAP) if (isNode(node[key])) found.push(...Object.values(node[key] as Node));
+  return found.filter(isNode);
 }
 
 function subschemas(root: Node): Located[] {
@@ -101,23 +142,8 @@ function scalarItems(items: unknown): boolean {
  * not followed here; should it loop, the check's deadline (check-pool.ts) refuses the delivery.
  */
 function refLoopProblem(root: Node, nodes: Located[]): string | undefined {
-  const byAnchor = new Map<string, Node[]>();
-  for (const { node } of nodes) {
-    for (const key of ['$anchor', '$dynamicAnchor']) {
-      const anchor = node[key];
-      if (typeof anchor === 'string') byAnchor.set(anchor, [...(byAnchor.get(anchor) ?? []), node]);
-    }
-  }
   const pointerOf = new Map(nodes.map(({ node, pointer }) => [node, pointer]));
-  const targets = (ref: unknown): Node[] => {
-    if (typeof ref !== 'string' || !ref.startsWith('#')) return [];
-    if (ref === '#') return [root];
-    if (ref.startsWith('#/')) {
-      const target = resolvePointer(root, ref.slice(1));
-      return target ? [target] : [];
-    }
-    return byAnchor.get(safeDecode(ref.slice(1))) ?? [];
-  };
+  const targets = refResolver(root, nodes);
   const inPlace = (node: Node): Node[] => {
     const next: unknown[] = [...IN_PLACE_ONE.map((key) => node[key])];
     for (const key of IN_PLACE_LIST) if (Array.isArray(node[key])) next.push(...(node[key] as unknown[]));
@@ -145,6 +171,26 @@ function refLoopProblem(root: Node, nodes: Located[]): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Where a `$ref` leads: `#`, `#/json/pointer`, `#anchor` (`$anchor` or `$dynamicAnchor`); [] when the rules cannot place it. */
+function refResolver(root: Node, nodes: Located[]): (ref: unknown) => Node[] {
+  const byAnchor = new Map<string, Node[]>();
+  for (const { node } of nodes) {
+    for (const key of ['$anchor', '$dynamicAnchor']) {
+      const anchor = node[key];
+      if (typeof anchor === 'string') byAnchor.set(anchor, [...(byAnchor.get(anchor) ?? []), node]);
+    }
+  }
+  return (ref) => {
+    if (typeof ref !== 'string' || !ref.startsWith('#')) return [];
+    if (ref === '#') return [root];
+    if (ref.startsWith('#/')) {
+      const target = resolvePointer(root, ref.slice(1));
+      return target ? [target] : [];
+    }
+    return byAnchor.get(safeDecode(ref.slice(1))) ?? [];
+  };
 }
 
 function resolvePointer(root: Node, pointer: string): Node | undefined {
