@@ -20,6 +20,7 @@ const MAX_ERRORS = 20;
 const COLLECT_BUDGET = 200_000;
 /** Compiled schemas kept (each costs a few closures). */
 const CACHE_ENTRIES = 1000;
+const ROOT_ID = 'urn:ingress-gateway:trigger-schema';
 
 interface Compiled {
   firstError: ValidateFunction;
@@ -68,12 +69,17 @@ function compile(schema: Record<string, unknown>): Compiled {
   return { firstError: compileFrom(firstErrorAjv, schema), schema, keywords: Math.max(1, countValues(schema, Infinity)) };
 }
 
+/**
+ * Without an `$id` ajv cannot resolve `$ref: "#"` (a tree: `items: { $ref: "#" }`) when it does
+ * not keep the schemas it compiles (addUsedSchema: false): the root gets one of its own.
+ */
 function compileFrom(ajv: ReturnType<typeof newAjv>, schema: Record<string, unknown>): ValidateFunction {
+  const rooted = typeof schema.$id === 'string' ? schema : { $id: ROOT_ID, ...schema };
   try {
-    return ajv.compile(schema);
+    return ajv.compile(rooted);
   } finally {
     // Ajv keeps every schema it compiled; the LRU above is the only cache that should hold them.
-    ajv.removeSchema(schema);
+    ajv.removeSchema(rooted);
   }
 }
 
