@@ -33,6 +33,9 @@ const firstErrorAjv = newAjv(false);
 const allErrorsAjv = newAjv(true);
 const cache = new LRUCache<string, Compiled>({ max: CACHE_ENTRIES });
 
+// Each ajv compiles the draft 2020-12 meta-schema on its first use: not within a job's budget.
+compileFrom(firstErrorAjv, { type: 'object' });
+compileFrom(allErrorsAjv, { type: 'object' });
 parentPort!.postMessage('ready');
 parentPort!.on('message', (job: WorkerJob) => {
   const reply = (message: WorkerReply) => parentPort!.postMessage(message);
