@@ -9,8 +9,8 @@ export const MAX_UNIQUE_ITEMS = 10_000;
 
 /**
  * Keywords a schema may amount to once every `$ref` is counted where it is used (ajv inlines a
- * referenced schema into each place that uses it). A 64 KiB schema without references has fewer
- * than about 6,500; 100 `$ref`s to a 100-property definition make 20,000, which took ajv 5.4 s
+ * referenced schema into each place that uses it). Without references a keyword takes at least
+ * 8 bytes of JSON (`"if":{},`), so a 64 KiB schema has fewer than 8,200; 100 `$ref`s to a 100-property definition make 20,000, which took ajv 5.4 s
  * to compile (docs/trigger-schema.md).
  */
 export const MAX_EXPANDED_KEYWORDS = 10_000;
