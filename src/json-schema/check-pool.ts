@@ -22,6 +22,8 @@ export type CheckOutcome =
   | { kind: 'busy' };
 
 const LAZY_COMPILE_SLACK = 3;
+/** A worker loads ajv and compiles the meta-schema before it is ready: well under a second, unless the machine is starved. */
+const START_MS = 10_000;
 
 type Job = WorkerJob extends infer J ? (J extends WorkerJob ? Omit<J, 'id'> : never) : never;
 
@@ -99,14 +101,18 @@ export class CheckPool {
     const worker = spawnWorker(this.limits.heapMb);
     slot.worker = worker;
     slot.ready = false;
+    // A worker that does not start within the queue's wait is ended: its jobs are answered, not held.
+    const startTimer = setTimeout(() => void worker.terminate(), Math.max(this.limits.queueMs, START_MS));
     worker.on('message', (reply: WorkerReply | 'ready') => {
       if (slot.worker !== worker) return;
       if (reply !== 'ready') return this.onReply(slot, reply);
+      clearTimeout(startTimer);
       slot.ready = true;
       this.dispatch();
     });
     worker.on('error', () => undefined); // 'exit' follows and answers the job
     worker.on('exit', () => {
+      clearTimeout(startTimer);
       if (slot.worker !== worker) return;
       const started = slot.ready;
       slot.worker = undefined;
