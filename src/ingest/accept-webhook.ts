@@ -77,7 +77,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
   applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
   const delivery = req.provider?.classify(req.headers, parsed.value);
   if (delivery?.ignored) return delivery;
-  checkInputSchema(parsed.input, trigger.schema);
+  await checkInputSchema(parsed.input, trigger.schema);
 
   const bodyHash = bodyIdentity(raw, parsed);
   const query = publishableQuery(req.query);

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../config/schema';
 import { schemaViolations, type SchemaViolation } from '../json-schema/compile';
+import { Refusal } from '../outcomes/refusal';
 import type { StoredTrigger } from '../registry/schemas';
 import { applyInputFormat } from './coerce';
 import { parseBody } from './parse-body';
@@ -26,6 +27,8 @@ export async function previewInput(config: Config, trigger: StoredTrigger, raw: 
     maxFieldBytes: config.MAX_BODY_BYTES,
   });
   applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
-  const errors = trigger.schema === undefined ? [] : schemaViolations(trigger.schema, parsed.input);
+  const verdict = trigger.schema === undefined ? { busy: false as const, errors: [] } : await schemaViolations(trigger.schema, parsed.input);
+  if (verdict.busy) throw new Refusal('busy', 'every schema worker is busy; send it again shortly');
+  const { errors } = verdict;
   return { valid: errors.length === 0, errors, input: parsed.input };
 }

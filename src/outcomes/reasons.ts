@@ -38,6 +38,7 @@ export const REASONS = {
   key_too_long: { code: 'BAD_REQUEST', explain: 'the idempotency key is longer than 255 characters' },
   kind_too_long: { code: 'BAD_REQUEST', explain: "a verified provider delivery's event kind is longer than 256 characters" },
   schema_invalid: { code: 'BAD_REQUEST', explain: "the input does not satisfy the trigger's JSON Schema (details.errors)" },
+  schema_too_complex: { code: 'BAD_REQUEST', explain: "a trigger's JSON Schema cannot be compiled within its time and memory budget (PUT)" },
   // 401
   credentials_invalid: { code: 'UNAUTHORIZED', explain: 'the token is missing or wrong' },
   signature_invalid: { code: 'UNAUTHORIZED', explain: 'the signature does not match the body' },
@@ -75,7 +76,7 @@ export const REASONS = {
   // 500
   internal: { code: 'INTERNAL_ERROR', explain: 'a bug: the gateway failed in a way it did not foresee' },
   // 503
-  busy: { code: 'SERVICE_UNAVAILABLE', explain: 'too many request bodies in memory', retryAfter: RETRY_AFTER_SECONDS },
+  busy: { code: 'SERVICE_UNAVAILABLE', explain: 'too many request bodies in memory, or every schema worker stayed busy for 5 s', retryAfter: RETRY_AFTER_SECONDS },
   closed: { code: 'SERVICE_UNAVAILABLE', explain: 'the gateway is shutting down', retryAfter: RETRY_AFTER_SECONDS },
   events_in_flight: { code: 'SERVICE_UNAVAILABLE', explain: 'some events of a chat delivery are being processed by another request', retryAfter: RETRY_AFTER_SECONDS },
   file_store_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the file store (S3) failed or did not answer within PUBLISH_TIMEOUT_MS; nothing was published', retryAfter: RETRY_AFTER_SECONDS },

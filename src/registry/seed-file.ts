@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { schemaCompileProblem, type JsonSchema } from '../json-schema/compile';
 import { sha256Hex } from '../security';
 import { toStoredChannel, toStoredTrigger } from './records';
 import type { Collection, Registry } from './registry';
@@ -43,6 +44,8 @@ export async function seedRegistry(registry: Registry, file: string): Promise<Se
     const problems = parsed.error.issues.map((issue) => `TRIGGERS_FILE: ${issue.path.join('.')}: ${issue.message}`);
     return { problems, ...none };
   }
+  const schemaProblems = await compileProblems(parsed.data.triggers);
+  if (schemaProblems.length > 0) return { problems: schemaProblems, ...none };
   const hash = sha256Hex(bytes);
   const fileChanged = (await registry.appliedFileHash()) !== hash;
   let triggers = 0;
@@ -55,6 +58,16 @@ export async function seedRegistry(registry: Registry, file: string): Promise<Se
   }
   if (fileChanged) await registry.setAppliedFileHash(hash);
   return { problems: [], fileChanged, triggers, channels };
+}
+
+/** Each trigger's schema must compile within its budget, as at PUT (contract §13.1). */
+async function compileProblems(triggers: Record<string, { schema?: JsonSchema }>): Promise<string[]> {
+  const problems: string[] = [];
+  for (const [path, trigger] of Object.entries(triggers)) {
+    const found = trigger.schema === undefined ? undefined : await schemaCompileProblem(trigger.schema);
+    if (found) problems.push(`TRIGGERS_FILE: triggers.${path}.schema: ${found.problem}`);
+  }
+  return problems;
 }
 
 /** Overwrites, or only creates what is missing; true when it wrote. */

@@ -15,6 +15,7 @@ import { providerCatalogueRoutes } from './provider-catalogue';
 import { validateRoute } from './admin-validate';
 import { deliveriesRoutes } from './admin-deliveries';
 import { bearerToken } from './trigger-auth';
+import { admitSchema } from '../registry/admit-schema';
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;
@@ -43,7 +44,11 @@ export function adminRoutes(deps: AppDeps): Router {
   const publicPort = deps.config.PORT === 0 ? '' : `:${deps.config.PORT}`;
   const baseUrl = (req: Request) => deps.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.hostname}${publicPort}`;
   resource(router, '/admin/triggers', PATH_PATTERN, deps.registry.triggers, {
-    toStored: (body) => toStoredTrigger(requirePublicUrl(validate(triggerInputSchema, body), deps.config.PUBLIC_BASE_URL)),
+    toStored: async (body) => {
+      const input = requirePublicUrl(validate(triggerInputSchema, body), deps.config.PUBLIC_BASE_URL);
+      if (input.schema !== undefined) await admitSchema(input.schema);
+      return toStoredTrigger(input);
+    },
     toPublic: (id, value, req) => publicTrigger(id, value, baseUrl(req)),
     idName: 'path',
   });
@@ -76,7 +81,7 @@ function parseJsonText(req: Request, _res: Response, next: NextFunction): void {
 }
 
 interface ResourceShape<T> {
-  toStored(body: unknown): T;
+  toStored(body: unknown): T | Promise<T>;
   toPublic(id: string, value: T, req: Request): unknown;
   idName: string;
 }
@@ -91,7 +96,7 @@ function resource<T>(router: Router, base: string, idPattern: RegExp, collection
 
   router.put(`${base}/:id`, async (req, res) => {
     const id = idOf(req);
-    const stored = shape.toStored(req.body ?? {});
+    const stored = await shape.toStored(req.body ?? {});
     await registryCall(collection.put(id, stored));
     res.json({ data: shape.toPublic(id, stored, req) });
   });

@@ -34,9 +34,9 @@ export const CHAT_POST: Reason[] = [
 ];
 /** Every admin call: the admin token, checked through the ingress gate (429 auth_throttled). */
 export const ADMIN_AUTH: Reason[] = ['credentials_invalid', 'not_found', ...GATE];
-/** An admin write: its JSON body (1 MB), which must arrive within REQUEST_TIMEOUT_MS. */
+/** An admin write: its JSON body (1 MB), which must arrive within REQUEST_TIMEOUT_MS; a trigger's schema must compile within its budget. */
 export const ADMIN_WRITE: Reason[] = [
-  ...ADMIN_AUTH, 'invalid_parameter', 'invalid_schema', 'invalid_json', 'body_unreadable', 'body_too_large', 'unsupported_charset',
+  ...ADMIN_AUTH, 'invalid_parameter', 'invalid_schema', 'schema_too_complex', 'invalid_json', 'body_unreadable', 'body_too_large', 'unsupported_charset',
   'request_timeout', 'registry_unavailable',
 ];
 /** Either listener: headers that do not arrive within HEADERS_TIMEOUT_MS, a request not complete within REQUEST_TIMEOUT_MS. */

@@ -1,0 +1,220 @@
+import { RE2JS } from 're2js';
+
+/** Contract §13.1: at most this many regular expressions (`pattern`, `patternProperties` keys) in one schema. */
+export const MAX_REGEXES = 100;
+/** …and at most this many characters in all of them together (RE2 matches in time input × pattern). */
+export const MAX_REGEX_CHARS = 8192;
+/** `uniqueItems` on items that are not all scalars compares every pair: n² / 2 deep comparisons. */
+export const MAX_UNIQUE_ITEMS = 10_000;
+
+/**
+ * Keywords a schema may amount to once every `$ref` is counted where it is used (ajv inlines a
+ * referenced schema into each place that uses it). Without references a keyword takes at least
+ * 8 bytes of JSON (`"if":{},`), so a 64 KiB schema has fewer than 8,200; 100 `$ref`s to a 100-property definition make 20,000, which took ajv 5.4 s
+ * to compile (docs/trigger-schema.md).
+ */
+export const MAX_EXPANDED_KEYWORDS = 10_000;
+
+const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+/** Keywords holding one subschema, a list of them, or a map of them (draft 2020-12 and the older `definitions`). */
+const ONE = ['not', 'if', 'then', 'else', 'items', 'contains', 'additionalProperties', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'];
+const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+/** Keywords that apply their subschemas to the same value: a loop through them never ends. */
+const IN_PLACE_ONE = ['not', 'if', 'then', 'else'];
+const IN_PLACE_LIST = ['allOf', 'anyOf', 'oneOf'];
+
+type Node = Record<string, unknown>;
+interface Located {
+  node: Node;
+  pointer: string;
+}
+
+/**
+ * The static rules of contract §13.1, checked before anything is compiled: the regular
+ * expressions (count, total size, RE2 syntax), `uniqueItems` bounds and `$ref` loops.
+ * Returns why the schema is refused, or undefined. Linear in the schema (at most 64 KiB).
+ */
+export function staticProblem(schema: Node): string | undefined {
+  const nodes = subschemas(schema);
+  return regexProblem(nodes) ?? uniqueItemsProblem(nodes) ?? refLoopProblem(schema, nodes);
+}
+
+/**
+ * The keywords of the schema with each `$ref` counted as its target's keywords (memoized per
+ * target, a reference back into its own chain counted once): linear in the schema, and stops
+ * counting past `cap`.
+ */
+export function expandedKeywords(root: Node, cap = MAX_EXPANDED_KEYWORDS): number {
+  const sizes = new Map<Node, number>();
+  const visiting = new Set<Node>();
+  const targetOf = refResolver(root, subschemas(root));
+  const size = (node: Node): number => {
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    if (visiting.has(node)) return 1;
+    visiting.add(node);
+    let total = Object.keys(node).length;
+    for (const child of [...children(node), ...targetOf(node.$ref), ...targetOf(node.$dynamicRef)]) {
+      total = Math.min(cap + 1, total + size(child));
+      if (total > cap) break;
+    }
+    visiting.delete(node);
+    sizes.set(node, total);
+    return total;
+  };
+  return size(root);
+}
+
+function children(node: Node): Node[] {
+  const found: unknown[] = ONE.map((key) => node[key]);
+  for (const key of LIST) if (Array.isArray(node[key])) found.push(...(node[key] as unknown[]));
+  for (const key of MAP) if (isNode(node[key])) found.push(...Object.values(node[key] as Node));
+  return found.filter(isNode);
+}
+
+function subschemas(root: Node): Located[] {
+  const found: Located[] = [];
+  const stack: Located[] = [{ node: root, pointer: '' }];
+  while (stack.length > 0) {
+    const at = stack.pop()!;
+    found.push(at);
+    const push = (value: unknown, pointer: string) => {
+      if (isNode(value)) stack.push({ node: value, pointer });
+    };
+    for (const key of ONE) push(at.node[key], `${at.pointer}/${key}`);
+    for (const key of LIST) {
+      const list = at.node[key];
+      if (Array.isArray(list)) list.forEach((item, i) => push(item, `${at.pointer}/${key}/${i}`));
+    }
+    for (const key of MAP) {
+      const map = at.node[key];
+      if (isNode(map)) for (const [name, value] of Object.entries(map)) push(value, `${at.pointer}/${key}/${escapePointer(name)}`);
+    }
+  }
+  return found;
+}
+
+function regexProblem(nodes: Located[]): string | undefined {
+  const regexes: { source: string; pointer: string }[] = [];
+  for (const { node, pointer } of nodes) {
+    if (typeof node.pattern === 'string') regexes.push({ source: node.pattern, pointer: `${pointer}/pattern` });
+    if (isNode(node.patternProperties)) {
+      for (const source of Object.keys(node.patternProperties)) regexes.push({ source, pointer: `${pointer}/patternProperties` });
+    }
+  }
+  if (regexes.length > MAX_REGEXES) return `the schema has ${regexes.length} regular expressions (pattern, patternProperties); at most ${MAX_REGEXES}`;
+  const chars = regexes.reduce((sum, regex) => sum + regex.source.length, 0);
+  if (chars > MAX_REGEX_CHARS) return `the schema's regular expressions have ${chars} characters in all; at most ${MAX_REGEX_CHARS}`;
+  for (const { source, pointer } of regexes) {
+    try {
+      RE2JS.compile(source);
+    } catch (error) {
+      return `not a usable JSON Schema (draft 2020-12): ${pointer}: a regular expression RE2 cannot run (no lookaround or backreferences): ${String((error as Error).message).slice(0, 200)}`;
+    }
+  }
+  return undefined;
+}
+
+/** Ajv compares scalar items through a map (linear); anything else pair by pair. */
+function uniqueItemsProblem(nodes: Located[]): string | undefined {
+  for (const { node, pointer } of nodes) {
+    if (node.uniqueItems !== true || scalarItems(node.items)) continue;
+    const max = node.maxItems;
+    if (typeof max !== 'number' || max > MAX_UNIQUE_ITEMS) {
+      return `${pointer || '/'}: uniqueItems on items without a scalar type needs maxItems of at most ${MAX_UNIQUE_ITEMS}`;
+    }
+  }
+  return undefined;
+}
+
+function scalarItems(items: unknown): boolean {
+  if (!isNode(items)) return false;
+  const types = Array.isArray(items.type) ? items.type : [items.type];
+  return types.length > 0 && types.every((type) => typeof type === 'string' && SCALAR_TYPES.has(type));
+}
+
+/**
+ * A `$ref` that leads back to the same schema without descending into the value (through
+ * allOf/anyOf/oneOf/not/if/then/else/dependentSchemas) would recurse forever on any value that
+ * reaches it. References are resolved as ajv does for a schema without nested `$id`s: `#`,
+ * `#/json/pointer`, `#anchor` (`$anchor` or `$dynamicAnchor`). One the rules cannot place is
+ * not followed here; should it loop, the check's deadline (check-pool.ts) refuses the delivery.
+ */
+function refLoopProblem(root: Node, nodes: Located[]): string | undefined {
+  const pointerOf = new Map(nodes.map(({ node, pointer }) => [node, pointer]));
+  const targets = refResolver(root, nodes);
+  const inPlace = (node: Node): Node[] => {
+    const next: unknown[] = [...IN_PLACE_ONE.map((key) => node[key])];
+    for (const key of IN_PLACE_LIST) if (Array.isArray(node[key])) next.push(...(node[key] as unknown[]));
+    if (isNode(node.dependentSchemas)) next.push(...Object.values(node.dependentSchemas));
+    return [...next.filter(isNode), ...targets(node.$ref), ...targets(node.$dynamicRef)];
+  };
+  // Iterative depth-first search: grey = on the current path.
+  const state = new Map<Node, 'grey' | 'black'>();
+  for (const { node: start } of nodes) {
+    if (state.has(start)) continue;
+    const path: { node: Node; next: Node[] }[] = [{ node: start, next: inPlace(start) }];
+    state.set(start, 'grey');
+    while (path.length > 0) {
+      const top = path[path.length - 1];
+      const child = top.next.pop();
+      if (child === undefined) {
+        state.set(top.node, 'black');
+        path.pop();
+      } else if (state.get(child) === 'grey') {
+        return `${pointerOf.get(child) || '/'}: its $ref leads back to itself without descending into the value (an endless loop)`;
+      } else if (!state.has(child)) {
+        state.set(child, 'grey');
+        path.push({ node: child, next: inPlace(child) });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Where a `$ref` leads: `#`, `#/json/pointer`, `#anchor` (`$anchor` or `$dynamicAnchor`); [] when the rules cannot place it. */
+function refResolver(root: Node, nodes: Located[]): (ref: unknown) => Node[] {
+  const byAnchor = new Map<string, Node[]>();
+  for (const { node } of nodes) {
+    for (const key of ['$anchor', '$dynamicAnchor']) {
+      const anchor = node[key];
+      if (typeof anchor === 'string') byAnchor.set(anchor, [...(byAnchor.get(anchor) ?? []), node]);
+    }
+  }
+  return (ref) => {
+    if (typeof ref !== 'string' || !ref.startsWith('#')) return [];
+    if (ref === '#') return [root];
+    if (ref.startsWith('#/')) {
+      const target = resolvePointer(root, ref.slice(1));
+      return target ? [target] : [];
+    }
+    return byAnchor.get(safeDecode(ref.slice(1))) ?? [];
+  };
+}
+
+function resolvePointer(root: Node, pointer: string): Node | undefined {
+  let at: unknown = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = safeDecode(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (at === null || typeof at !== 'object' || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return isNode(at) ? at : undefined;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function isNode(value: unknown): value is Node {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

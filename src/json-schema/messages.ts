@@ -1,0 +1,25 @@
+/** What the main thread and a schema-check worker say to each other (check-pool.ts, check-worker.ts). */
+
+export interface SchemaViolation {
+  instancePath: string;
+  keyword: string;
+  message: string;
+}
+
+export type WorkerJob =
+  | { id: number; op: 'compile'; hash: string; schema: Record<string, unknown> }
+  /** `input` as JSON text: JSON.stringify and JSON.parse cost a fraction of a structured clone. */
+  | { id: number; op: 'check'; hash: string; schema: Record<string, unknown>; input: string };
+
+export type WorkerReply =
+  /** A check job compiles its schema first (this worker had not): the compile budget applies… */
+  | { id: number; stage: 'compiling' }
+  /** …and the check's own budget starts once it is compiled. */
+  | { id: number; stage: 'compiled' }
+  /** The first violation, found by the run that stops there; the collected ones may follow. */
+  | { id: number; stage: 'first'; errors: SchemaViolation[] }
+  | { id: number; stage: 'done'; errors: SchemaViolation[] }
+  /** The schema does not compile (a compile job: refused at PUT). */
+  | { id: number; stage: 'unusable'; problem: string }
+  /** The check threw (a stack overflow on a recursion the static rules could not place). */
+  | { id: number; stage: 'failed'; problem: string };
