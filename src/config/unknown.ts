@@ -1,4 +1,5 @@
 import { configSchema } from './schema';
+import { editDistance } from '../edit-distance';
 
 export interface UnknownSetting {
   name: string;
@@ -55,17 +56,4 @@ export function closestSetting(name: string): string {
     }
   }
   return best;
-}
-
-/** Levenshtein distance; both names are short (env names, at most a few dozen characters). */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length];
 }

@@ -2,6 +2,7 @@ import { compileGlob } from './event-filter';
 import { KINDS_FILES as FILES } from './kinds-files';
 import type { Authenticates, Provider } from './provider';
 import { PROVIDERS } from './registry';
+import { editDistance } from '../edit-distance';
 
 /**
  * What each provider documents as its event kinds, shipped as data (`kinds/<name>.json`, each
@@ -111,17 +112,4 @@ function closestKinds(pattern: string, kinds: readonly string[]): string[] {
     .sort((a, b) => a.distance - b.distance || a.kind.localeCompare(b.kind))
     .slice(0, CLOSEST)
     .map((entry) => entry.kind);
-}
-
-/** Levenshtein distance, two rows. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length];
 }

@@ -1,4 +1,5 @@
-import { catalogue, editDistance, kindsOf, unknownGlobs } from '../../../src/providers/catalogue';
+import { catalogue, kindsOf, unknownGlobs } from '../../../src/providers/catalogue';
+import { editDistance } from '../../../src/edit-distance';
 import { compileGlob, eventFilter, MAX_KIND_LENGTH } from '../../../src/providers/event-filter';
 import { PROVIDERS, providerNamed } from '../../../src/providers/registry';
 
