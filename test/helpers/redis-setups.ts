@@ -11,10 +11,16 @@ import type { Logger } from 'pino';
 import { RedisConnection, type RedisClient } from '../../src/redis/connection';
 import { REDIS_TEST_URL, requireRedis, silentLogger } from './redis';
 import { RedisClusterProcess } from './redis-cluster';
+import { waitUntil } from './wait';
 
 export interface RedisSetup {
   name: 'redis' | 'redis-cluster';
-  /** A started connection, as the gateway makes it for this setup. */
+  /**
+   * A started connection, as the gateway makes it for this setup, once it is ready (a cluster
+   * client has its slot table): the gateway's start() waits only a moment for that. The command
+   * timeout (default 5 s) is generous: a test process starved of CPU reads a reply late, and
+   * a socket timeout would tear the connection down under a test that is not about timeouts.
+   */
   connect(timeoutMs?: number, logger?: Logger): Promise<RedisConnection>;
   /** A client for the test's own reads and writes; closed after the file. */
   admin(): Promise<RedisClient>;
@@ -31,6 +37,20 @@ export interface RedisSetup {
   keyTtls(prefix: string): Promise<Map<string, number>>;
   /** Settings of a gateway process (dist/main.js) using this setup. */
   gatewayEnv(): Promise<Record<string, string>>;
+}
+
+const CONNECTION_TIMEOUT_MS = 5000;
+
+/** Starts the connection and waits until it is ready; closes it when it never gets there. */
+async function readyConnection(connection: RedisConnection): Promise<RedisConnection> {
+  try {
+    await connection.start();
+    await waitUntil(() => connection.isReady, 'the test connection to Redis to be ready');
+    return connection;
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
 }
 
 /** A password for the test cluster; nothing secret. */
@@ -55,11 +75,9 @@ function singleRedis(): { setup: RedisSetup; close(): Promise<void> } {
   let admin: Promise<RedisClient> | undefined;
   const setup: RedisSetup = {
     name: 'redis',
-    async connect(timeoutMs = 1000, logger = silentLogger()) {
+    async connect(timeoutMs = CONNECTION_TIMEOUT_MS, logger = silentLogger()) {
       await setup.admin(); // fails with how to start Redis when it is not there
-      const connection = new RedisConnection({ target: REDIS_TEST_URL, timeoutMs }, logger);
-      await connection.start();
-      return connection;
+      return readyConnection(new RedisConnection({ target: REDIS_TEST_URL, timeoutMs }, logger));
     },
     admin: () => (admin ??= requireRedis()),
     keysUnder: async (prefix) => scanKeys(await setup.admin(), prefix),
@@ -85,10 +103,8 @@ function redisCluster(): { setup: RedisSetup; close(): Promise<void> } {
   const cluster = () => (started ??= RedisClusterProcess.start({ password: CLUSTER_TEST_PASSWORD }));
   const setup: RedisSetup = {
     name: 'redis-cluster',
-    async connect(timeoutMs = 1000, logger = silentLogger()) {
-      const connection = new RedisConnection({ target: (await cluster()).target, timeoutMs }, logger);
-      await connection.start();
-      return connection;
+    async connect(timeoutMs = CONNECTION_TIMEOUT_MS, logger = silentLogger()) {
+      return readyConnection(new RedisConnection({ target: (await cluster()).target, timeoutMs }, logger));
     },
     admin: () => (admin ??= cluster().then((running) => running.client())),
     keysUnder: async (prefix) => scanKeys(await setup.admin(), prefix),

@@ -42,6 +42,10 @@ describe('the delivery log on Redis, seen from two gateway processes', () => {
       ADMIN_TOKEN: ADMIN,
       // The test's requests come from 127.0.0.1: one proxy hop, so X-Forwarded-For is read.
       TRUST_PROXY: '1',
+      // The proxy runs in this test process: on a busy machine it may stall past the default
+      // 300 ms, and a socket timeout would tear A's connection down (lost entries, 503s) in a
+      // test that counts exactly the entries it refuses.
+      REDIS_TIMEOUT_MS: '5000',
     });
     // A reaches Redis through the proxy (so its log writes can be refused), B directly.
     [a, b] = await Promise.all([startGateway(env('a', proxy.url(Number(target.pathname.slice(1) || 0)))), startGateway(env('b', REDIS_TEST_URL))]);
