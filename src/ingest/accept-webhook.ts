@@ -91,7 +91,12 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
     : resolveIdempotencyKey(req.headers, parsed.value, keyField, fingerprint);
   req.note?.(logFacts(key, delivery));
   const storeKey = triggerStoreKey(trigger, path, key);
-  const bodyKey = delivery?.claimsBody ? bodyStoreKey(trigger, path, delivery.published.kind, bodyHash) : undefined;
+  // A value the family claims once (Mailgun's token) takes the body claim's place: any body under a seen token is a replay.
+  const bodyKey = delivery?.claimOnce
+    ? bodyStoreKey(trigger, path, `${delivery.published.name}:once`, delivery.claimOnce)
+    : delivery?.claimsBody
+      ? bodyStoreKey(trigger, path, delivery.published.kind, bodyHash)
+      : undefined;
   const claims = await claimDelivery(deps, storeKey, bodyKey, bodyHash);
   const parts = { ...req, headers, contentType, query, key, parsed, delivery };
   if ('earlier' in claims) {
