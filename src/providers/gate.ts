@@ -186,6 +186,12 @@ export class ProviderGate {
     checkSenderBodyType(this.provider, raw, contentType, this.request.url);
   }
 
+  /** The Content-Type the verified body is parsed as: JSON for a sender that labels its JSON text/plain (AWS SNS). */
+  parseType(contentType: string | undefined): string | undefined {
+    if (!this.provider.textIsJson || !contentType || !/^\s*text\/plain\b/i.test(contentType)) return contentType;
+    return 'application/json; charset=utf-8';
+  }
+
   /** The verified delivery's kind, the same on a trigger and a channel route: 400 when too long, reported when the catalogue lacks it. */
   kindOf(headers: IncomingHttpHeaders, body: unknown): string {
     const kind = (this.family?.ok ? this.family.kind : undefined) ?? this.provider.kind(headers, body, this.verifiedRaw, this.stored.options ?? {});

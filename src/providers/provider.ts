@@ -208,4 +208,6 @@ export interface Provider {
   signedFields?: readonly string[];
   /** The request names a key URL the gateway checks against its allow-list (the delivery log's keyUrlAllowed). */
   keyUrlInRequest?: boolean;
+  /** The sender posts JSON labelled text/plain (AWS SNS): once verified, it is parsed as the JSON it is. */
+  textIsJson?: boolean;
 }

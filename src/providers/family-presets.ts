@@ -1,0 +1,9 @@
+import { adyen } from './adyen';
+import { awsSns } from './aws-sns';
+import { googlePubsub } from './google-pubsub';
+import { mailgun } from './mailgun';
+import type { Provider } from './provider';
+import { vonage } from './vonage';
+
+/** The presets of contract §10.1 D that are code (one module each over a family unit). */
+export const FAMILY_PRESETS: readonly Provider[] = [awsSns, googlePubsub, vonage, adyen, mailgun];
