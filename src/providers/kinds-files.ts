@@ -53,6 +53,8 @@ import googlePubsubKinds from './kinds/google-pubsub.json';
 import vonageKinds from './kinds/vonage.json';
 import adyenKinds from './kinds/adyen.json';
 import mailgunKinds from './kinds/mailgun.json';
+import gongKinds from './kinds/gong.json';
+import plaidKinds from './kinds/plaid.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -110,4 +112,6 @@ export const KINDS_FILES: readonly KindsFile[] = [
   vonageKinds,
   adyenKinds,
   mailgunKinds,
+  gongKinds,
+  plaidKinds,
 ];
