@@ -131,6 +131,12 @@ describe('adyen preset (HMAC over parsed fields)', () => {
     expect(t.sink.records).toHaveLength(0);
   });
 
+  it('a body that would take more than ten times its bytes to parse is refused 401 signature_missing before it is parsed', async () => {
+    const heavy = JSON.stringify({ notificationItems: [{ NotificationRequestItem: signed(item()) }], padding: Array(100_000).fill({}) });
+    expect(expectError(await post('adyen', heavy), 'UNAUTHORIZED').details).toEqual({ reason: 'signature_missing' });
+    expect(t.sink.records).toHaveLength(0);
+  });
+
   it('a key that is not hex is refused at PUT', async () => {
     expect((await putTrigger(t, 'adyen-bad', { name: 'adyen', secrets: ['not-hex'] })).status).toBe(400);
   });
