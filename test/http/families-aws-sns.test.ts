@@ -4,7 +4,7 @@
  * AWS (a throw-away CA, the fetcher's resolver and dial pointed at it): nothing leaves the machine.
  */
 import request from 'supertest';
-import { testApp } from '../helpers/app';
+import { ADMIN_TOKEN, testApp } from '../helpers/app';
 import { expectError, hookUrl } from '../helpers/http';
 import { eventOf, registerTrigger, putTrigger, type TestApp } from '../helpers/presets';
 import { makeCa, makeSigningCertificate, publicResolver, startKeyHost, type KeyHost, type TestCa } from '../unit/keys/key-host';
@@ -92,7 +92,7 @@ describe('aws-sns preset (contract §10.1 D)', () => {
     const res = await post('sns', other);
     expect(expectError(res, 'FORBIDDEN').details).toEqual({ reason: 'sender_not_allowed' });
     expect(res.text).not.toContain(OTHER_TOPIC);
-    const log = await request(t.admin).get('/admin/triggers/sns/deliveries').set({ Authorization: `Bearer ${(await import('../helpers/app')).ADMIN_TOKEN}` });
+    const log = await request(t.admin).get('/admin/triggers/sns/deliveries').set({ Authorization: `Bearer ${ADMIN_TOKEN}` });
     expect(JSON.stringify(log.body)).toContain(OTHER_TOPIC);
     expect(log.body.data[0].diagnostics).toMatchObject({ sender: OTHER_TOPIC, keyUrlAllowed: true });
     await post('sns', other);
@@ -111,6 +111,11 @@ describe('aws-sns preset (contract §10.1 D)', () => {
     expect(host.accepted()).toBe(0);
     expect(host.dialed).toEqual([]);
     expect(t.sink.records).toHaveLength(0);
+    // The delivery log says the URL was not allowed, never the URL (nor its query).
+    const log = await request(t.admin).get('/admin/triggers/sns/deliveries').set({ Authorization: `Bearer ${ADMIN_TOKEN}` });
+    expect(log.body.data[0].diagnostics).toMatchObject({ keyUrlAllowed: false });
+    expect(JSON.stringify(log.body)).not.toContain('evil.example.com');
+    expect(JSON.stringify(log.body)).not.toContain('/cert.pem');
   });
 
   it('an unpinned certificate is fetched once from the allow-listed host (its local stand-in), then served from the cache', async () => {

@@ -5,7 +5,7 @@
  */
 import { OAuth2Client } from 'google-auth-library';
 import request from 'supertest';
-import { testApp } from '../helpers/app';
+import { ADMIN_TOKEN, testApp } from '../helpers/app';
 import { expectError, hookUrl } from '../helpers/http';
 import { eventOf, PUBLIC_BASE_URL, publicUrl, putTrigger, registerTrigger, type TestApp } from '../helpers/presets';
 import { makeCa, publicResolver, startKeyHost, type KeyHost, type TestCa } from '../unit/keys/key-host';
@@ -108,7 +108,7 @@ describe('google-pubsub preset (contract §10.1 D)', () => {
     const res = await push('pubsub', token);
     expect(expectError(res, 'FORBIDDEN').details).toEqual({ reason: 'sender_not_allowed' });
     expect(res.text).not.toContain(OTHER_ACCOUNT);
-    const log = await request(t.admin).get('/admin/triggers/pubsub/deliveries').set({ Authorization: `Bearer ${(await import('../helpers/app')).ADMIN_TOKEN}` });
+    const log = await request(t.admin).get('/admin/triggers/pubsub/deliveries').set({ Authorization: `Bearer ${ADMIN_TOKEN}` });
     expect(log.body.data[0].diagnostics).toMatchObject({ sender: OTHER_ACCOUNT });
     expect(JSON.stringify(log.body)).not.toContain(token);
     expect(t.sink.records).toHaveLength(0);
