@@ -26,8 +26,8 @@ export interface FamilyPresetSpec {
   keyUrlInRequest?: boolean;
   /** The sender posts JSON labelled text/plain (AWS SNS): parsed as JSON once verified. */
   textIsJson?: boolean;
-  /** The scheme signs the trigger's public URL (Gong's webhook_url): PUBLIC_BASE_URL is required at PUT. */
-  signsUrl?: boolean;
+  /** The scheme signs the trigger's public URL (Gong's webhook_url, Pub/Sub's default audience): PUBLIC_BASE_URL is required at PUT. */
+  signsUrl?: (options: Record<string, unknown>) => boolean;
   /** The public-key algorithm of `publicKeys`, for a preset whose facts say keys: publicKeys. */
   publicKeyAlgorithm?: 'rsa-pkcs1-sha256' | 'ecdsa-p256-sha256' | 'ed25519';
 }
@@ -50,7 +50,7 @@ export function familyPreset(spec: FamilyPresetSpec): Provider {
     fetches: facts.fetches,
     ...(facts.signedFields && { signedFields: facts.signedFields }),
     keys: () => ({ secrets: facts.keys === 'secrets', ...(facts.keys === 'publicKeys' && { publicKeys: spec.publicKeyAlgorithm ?? 'rsa-pkcs1-sha256' }) }),
-    ...(spec.signsUrl && { signsUrl: () => true }),
+    ...(spec.signsUrl && { signsUrl: spec.signsUrl }),
     // No tolerance unless the trigger sets one where the family's retries keep their first timestamp (§10.H).
     defaultToleranceSeconds: tolerance ?? 0,
     signsTimestamp: tolerance !== undefined,

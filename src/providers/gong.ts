@@ -13,7 +13,7 @@ export const gong = familyPreset({
   deliveryIdSource: 'none signed: the body claim (same body within the window is a replay)',
   facts: FAMILY_FACTS.gong,
   signedId: false,
-  signsUrl: true,
+  signsUrl: () => true,
   publicKeyAlgorithm: 'rsa-pkcs1-sha256',
   signatureHeaders: ['authorization'],
   fallbackKind: 'call',

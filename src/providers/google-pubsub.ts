@@ -36,6 +36,8 @@ export const googlePubsub = familyPreset({
   signatureHeaders: ['authorization'],
   optionsSchema: googlePubsubOptions as unknown as z.ZodType<Record<string, unknown>>,
   fallbackKind: 'message',
+  // Without options.audience the token's aud must be the trigger's public URL, which only PUBLIC_BASE_URL fixes (a Host header is the sender's).
+  signsUrl: (options) => options.audience === undefined,
   precheck: (head) => (/^Bearer [^\s]+$/i.test(String(head.headers.authorization ?? '')) ? undefined : 'signature_missing'),
   verifyFamily: (request, keys) => {
     const options = request.options as Options;

@@ -165,4 +165,12 @@ describe('google-pubsub preset (contract §10.1 D)', () => {
     expect((await putTrigger(t, 'c', { name: 'google-pubsub', secrets: ['x'], options: base })).status).toBe(400);
     expect((await putTrigger(t, 'd', { name: 'google-pubsub', options: { serviceAccountEmails: [] } })).status).toBe(400);
   });
+
+  it('without PUBLIC_BASE_URL the audience must be set: the default (the public URL) would come from the Host header', async () => {
+    t = testApp();
+    const res = await putTrigger(t, 'e', { name: 'google-pubsub', options: { serviceAccountEmails: [ACCOUNT] } });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body)).toContain('PUBLIC_BASE_URL');
+    expect((await putTrigger(t, 'f', { name: 'google-pubsub', options: { serviceAccountEmails: [ACCOUNT], audience: 'https://hooks.example.com/x' } })).status).toBe(200);
+  });
 });
