@@ -2,6 +2,7 @@ import type { Config } from './config/schema';
 import type { DeliveryLog } from './delivery-log/delivery-log';
 import type { FileStore } from './files/file-store';
 import type { IdempotencyStore } from './idempotency/store';
+import type { KeyFetcher } from './keys/key-fetcher';
 import type { BodyBudget } from './ingest/body-budget';
 import type { Publisher } from './ingest/ports';
 import type { Logger } from './observability/logger';
@@ -42,6 +43,8 @@ export interface AppDeps {
   lifecycle: ProcessState;
   /** Contract §13: the last DELIVERY_LOG_MAX requests of each trigger and channel; absent when DELIVERY_LOG_MAX=0. */
   deliveryLog?: DeliveryLog;
+  /** The process's key fetcher (contract §10.1 F, KEY_FETCH); absent: one is built from the config on first use. */
+  keyFetcher?: KeyFetcher;
   /** Trace context for events, and span export when configured; absent: the sender's context passes through. */
   tracing?: Tracing;
 }

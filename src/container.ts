@@ -31,6 +31,7 @@ import { MemoryRegistry } from './registry/memory';
 import { RedisRegistry } from './registry/redis';
 import type { Registry } from './registry/registry';
 import { cipherFromSettings } from './secrets/cipher';
+import { processKeyFetcher } from './keys/process-key-fetcher';
 import { createTracing, otlpTracesUrl, type Tracing, type TracingSettings } from './tracing/tracing';
 
 export interface Container {
@@ -96,6 +97,7 @@ export function createContainer(config: Config, logger: Logger, metrics = create
     checks: adapters.checks,
     lifecycle: { started: false, draining: false },
     tracing,
+    keyFetcher: processKeyFetcher(config, metrics),
     ...(adapters.deliveryLog && { deliveryLog: adapters.deliveryLog }),
   };
   registerDependencyMetrics(metrics.registry, deps.checks, adapters.sink.topics?.bind(adapters.sink));

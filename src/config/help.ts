@@ -28,6 +28,7 @@ export const SETTING_HELP: Record<SettingName, string> = {
   REGISTRY_CACHE_MAX_ENTRIES: 'Redis mode: triggers (and channels) cached per pod',
   REGISTRY_NEGATIVE_CACHE_MAX_ENTRIES: 'Redis mode: unknown paths remembered per pod',
   IDEMPOTENCY_ON_STORE_ERROR: 'the store fails: accept (publish anyway) or refuse (503)',
+  KEY_FETCH: 'on: fetch allow-listed provider keys not pinned; off: pinned keys only',
   IDEMPOTENCY_MEMORY_MAX_KEYS: 'embedded mode: most idempotency keys in memory',
   IDEMPOTENCY_MEMORY_MAX_BYTES: 'embedded mode: most bytes the idempotency keys take',
   DELIVERY_LOG_MAX: 'delivery log entries per trigger or channel (0 = off)',

@@ -4,8 +4,11 @@ import { redactUrl, urlCredentials } from '../secrets/url';
 
 /** A setting whose whole value is a secret: named like a credential, and not a file path. */
 export function isSecretSetting(name: string): boolean {
-  return isCredentialName(name) && !name.endsWith('_FILE');
+  return isCredentialName(name) && !name.endsWith('_FILE') && !SWITCHES.has(name);
 }
+
+/** Settings named after keys that are on/off switches, not keys (contract §10.1 F). */
+const SWITCHES = new Set(['KEY_FETCH']);
 
 /**
  * Settings as they may be logged. Driven by names and values, not by a list, so a setting

@@ -133,6 +133,7 @@ export const configSchema = z.object({
   REGISTRY_CACHE_MAX_ENTRIES: int(100, 10_000_000).default(100_000),
   REGISTRY_NEGATIVE_CACHE_MAX_ENTRIES: int(100, 10_000_000).default(10_000),
   IDEMPOTENCY_ON_STORE_ERROR: z.enum(['accept', 'refuse']).default('accept'),
+  KEY_FETCH: z.enum(['on', 'off']).default('on'),
   IDEMPOTENCY_MEMORY_MAX_KEYS: int(1000, 10_000_000).default(100_000),
   IDEMPOTENCY_MEMORY_MAX_BYTES: int(1_048_576, 17_179_869_184).default(67_108_864),
   DELIVERY_LOG_MAX: int(0, 10_000).default(100),

@@ -33,7 +33,7 @@ export interface WebhookRequest {
   query: Record<string, unknown>;
   raw: Buffer;
   /** A trigger with `provider` (contract §10): already verified; reads the kind, filter and delivery id. */
-  provider?: Pick<ProviderGate, 'checkBodyType' | 'classify'>;
+  provider?: Pick<ProviderGate, 'checkBodyType' | 'classify'> & Partial<Pick<ProviderGate, 'parseType'>>;
   /** W3C trace context the event carries (CloudEvents distributed-tracing extension). */
   trace?: EventTrace;
   /** Told the key as soon as it is known, so the delivery log shows it on a 409 or 503 too (contract §13). */
@@ -73,7 +73,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
     maxFieldBytes: config.MAX_BODY_BYTES,
   };
   req.provider?.checkBodyType(raw, contentType);
-  const parsed = await parseBody(raw, contentType, limits);
+  const parsed = await parseBody(raw, req.provider?.parseType?.(contentType) ?? contentType, limits);
   applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
   const delivery = req.provider?.classify(req.headers, parsed.value);
   if (delivery?.ignored) return delivery;
@@ -91,7 +91,12 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
     : resolveIdempotencyKey(req.headers, parsed.value, keyField, fingerprint);
   req.note?.(logFacts(key, delivery));
   const storeKey = triggerStoreKey(trigger, path, key);
-  const bodyKey = delivery?.claimsBody ? bodyStoreKey(trigger, path, delivery.published.kind, bodyHash) : undefined;
+  // A value the family claims once (Mailgun's token) takes the body claim's place: any body under a seen token is a replay.
+  const bodyKey = delivery?.claimOnce
+    ? bodyStoreKey(trigger, path, `${delivery.published.name}:once`, delivery.claimOnce)
+    : delivery?.claimsBody
+      ? bodyStoreKey(trigger, path, delivery.published.kind, bodyHash)
+      : undefined;
   const claims = await claimDelivery(deps, storeKey, bodyKey, bodyHash);
   const parts = { ...req, headers, contentType, query, key, parsed, delivery };
   if ('earlier' in claims) {

@@ -26,7 +26,7 @@ export interface Admission<T> {
    */
   checkHeaders?: () => Reply | undefined;
   /** The signature over the raw bytes; 401, or a signed handshake's answer. */
-  checkBody?: (raw: Buffer) => Reply | undefined;
+  checkBody?: (raw: Buffer) => Reply | undefined | Promise<Reply | undefined>;
   /** Why a signature was refused, for the delivery log: the body when it was read. */
   diagnose?: (raw?: Buffer) => SignatureDiagnostics;
   /** A body parsed while it arrives (multipart with a file store): accepted instead of read whole. */

@@ -84,6 +84,18 @@ export function createMetrics() {
       labelNames: ['provider'] as const,
       registers: [registry],
     }),
+    providerKeyFetches: new Counter({
+      name: 'igw_provider_key_fetch_total',
+      help: 'Key fetches a signed delivery caused (certificates, JWKS, key APIs), by outcome: ok, or why no key was fetched',
+      labelNames: ['preset', 'outcome'] as const,
+      registers: [registry],
+    }),
+    providerKeyCacheHits: new Counter({
+      name: 'igw_provider_key_cache_hits_total',
+      help: 'Signed deliveries whose fetched key came from the per-pod key cache',
+      labelNames: ['preset'] as const,
+      registers: [registry],
+    }),
     foreignChanges: new Counter({
       name: 'igw_whatsapp_foreign_changes_total',
       help: 'WhatsApp changes for a phone number id that is not the channel\'s, not published',

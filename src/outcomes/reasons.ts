@@ -41,11 +41,13 @@ export const REASONS = {
   schema_too_complex: { code: 'BAD_REQUEST', explain: "a trigger's JSON Schema cannot be compiled within its time and memory budget (PUT)" },
   // 401
   credentials_invalid: { code: 'UNAUTHORIZED', explain: 'the token is missing or wrong' },
+  key_url_not_allowed: { code: 'UNAUTHORIZED', explain: "a key or certificate URL in the request is not on the preset's allow-list; nothing was fetched" },
   signature_invalid: { code: 'UNAUTHORIZED', explain: 'the signature does not match the body' },
   signature_missing: { code: 'UNAUTHORIZED', explain: 'the signature header is missing or malformed' },
   timestamp_missing: { code: 'UNAUTHORIZED', explain: 'the scheme signs a timestamp but the signed material carries none' },
   timestamp_out_of_tolerance: { code: 'UNAUTHORIZED', explain: 'the signed timestamp is too old or too far ahead' },
   // 403
+  sender_not_allowed: { code: 'FORBIDDEN', explain: 'the signature is valid but the signer (topic, service account) is not one the trigger lists' },
   verification_failed: { code: 'FORBIDDEN', explain: 'the verification token does not match' },
   // 404
   not_found: { code: 'NOT_FOUND', explain: 'no such trigger, channel or route (or it is not deployed)' },
@@ -79,6 +81,7 @@ export const REASONS = {
   busy: { code: 'SERVICE_UNAVAILABLE', explain: 'too many request bodies in memory, or every schema worker stayed busy for 5 s', retryAfter: RETRY_AFTER_SECONDS },
   closed: { code: 'SERVICE_UNAVAILABLE', explain: 'the gateway is shutting down', retryAfter: RETRY_AFTER_SECONDS },
   events_in_flight: { code: 'SERVICE_UNAVAILABLE', explain: 'some events of a chat delivery are being processed by another request', retryAfter: RETRY_AFTER_SECONDS },
+  key_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'an allow-listed key source did not answer in time (or KEY_FETCH=off and no key is pinned); nothing published, no quota spent', retryAfter: RETRY_AFTER_SECONDS },
   file_store_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the file store (S3) failed or did not answer within PUBLISH_TIMEOUT_MS; nothing was published', retryAfter: RETRY_AFTER_SECONDS },
   queue_full: { code: 'SERVICE_UNAVAILABLE', explain: 'the publish queue is full', retryAfter: RETRY_AFTER_SECONDS },
   registry_unavailable: { code: 'SERVICE_UNAVAILABLE', explain: 'the trigger/channel registry (Redis) cannot be read', retryAfter: RETRY_AFTER_SECONDS },

@@ -66,8 +66,9 @@ export function catalogueEntry(provider: Provider) {
     family: provider.family ?? (token ? 'token' : 'hmac-recipe'),
     authenticates: authenticatesOf(provider),
     keys: keysColumn(provider),
-    // No preset of these families fetches anything (contract §10.F names the ones that do).
-    fetches: [] as string[],
+    // The allow-listed hosts a delivery may make the gateway fetch keys from (contract §10.1 F); most fetch nothing.
+    fetches: [...(provider.fetches ?? [])],
+    ...(provider.signedFields && { signedFields: [...provider.signedFields] }),
     ...(provider.recipe !== undefined && { recipe: provider.recipe }),
     verifies: provider.verifies,
     handshakes: provider.handshake ? [provider.handshake.describe] : [],

@@ -21,6 +21,13 @@ export interface SignatureDiagnostics {
   /** Null when the request was refused on its headers, before its body was read. */
   bodySha256: string | null;
   bodyBytes: number;
+  /** Contract §10.1 E, for presets whose key may be fetched: where it came from. */
+  keySource?: 'pinned' | 'fetched' | 'cache';
+  kid?: string;
+  /** Whether the key URL the request named was on the preset's allow-list (never the URL itself). */
+  keyUrlAllowed?: boolean;
+  /** Who signed, where the preset pins a sender (topic ARN, email; never a token). */
+  sender?: string;
 }
 
 export interface SchemeShape {

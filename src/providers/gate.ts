@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Refusal } from '../outcomes/refusal';
+import { sha256Hex } from '../security';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Acknowledgement, Authenticates, HandshakeAnswer, Provider, Reply, SignatureReason } from './provider';
@@ -11,6 +12,10 @@ import { effectiveTolerance, type StoredProvider } from './trigger-field';
 import { rawJson } from './body';
 import { signatureDiagnostics, type SignatureDiagnostics } from './diagnostics';
 import { checkSenderBodyType } from './body-type';
+import type { KeyFetcher } from '../keys/key-fetcher';
+import type { FamilyResult } from './families/result';
+import { familyDiagnostics, familyRefusal } from './family-gate';
+import { ADYEN_ACKNOWLEDGEMENT } from './families/adyen';
 
 /** What the gate needs to know of an HTTP request; the route builds it (nothing here imports express). */
 export interface ProviderRequest {
@@ -28,6 +33,8 @@ export interface PublishedProvider {
   verified: true;
   /** What the signature covers (contract §10.A 8). */
   authenticates: Authenticates;
+  /** The fields a `fields` preset's signature covers (contract §10.H). */
+  signedFields?: readonly string[];
 }
 
 export type Classified =
@@ -42,6 +49,8 @@ export type Classified =
       claimsBody: boolean;
       published: PublishedProvider;
       hiddenHeaders: readonly string[];
+      /** A value the family says to claim once beside the delivery id (Mailgun's token), hashed: seen before → a replay. */
+      claimOnce?: string;
     };
 
 /** An acknowledgement from the accept path, or a delivery filtered out by `events`. */
@@ -112,7 +121,11 @@ export class ProviderGate {
     private readonly request: ProviderRequest,
     private readonly metrics: Metrics,
     private readonly logger?: Logger,
+    private readonly keys?: KeyFetcher,
   ) {}
+
+  /** What verifyFamily answered (contract §10.1 D presets): its kind and id, and the log's diagnostics. */
+  private family?: FamilyResult;
 
   /** The body as received, once its signature held: some kinds are read from it (Slack's form `payload`). */
   private verifiedRaw?: Buffer;
@@ -151,7 +164,8 @@ export class ProviderGate {
   }
 
   /** On the raw bytes, before parsing or charging: 401, or a signed handshake's answer (Slack, Zoom). */
-  afterBody(raw: Buffer): Reply | undefined {
+  afterBody(raw: Buffer): Reply | undefined | Promise<Reply | undefined> {
+    if (this.provider.verifyFamily) return this.afterFamily(raw);
     const result = this.provider.verify({ ...this.head(), raw });
     if (!result.ok) throw signatureRefused(result.reason);
     this.verifiedRaw = raw;
@@ -161,14 +175,34 @@ export class ProviderGate {
     return answer === undefined ? undefined : handshakeReply(answer);
   }
 
+  /** afterBody for a preset that may wait for a key: its refusal (401/403/503), or its own answer to a verified request. */
+  private async afterFamily(raw: Buffer): Promise<Reply | undefined> {
+    const keys = this.keys;
+    if (!keys) throw new Error(`${this.provider.name} needs the key fetcher`);
+    const request = { ...this.head(), raw };
+    const result = await this.provider.verifyFamily!(request, keys);
+    this.family = result;
+    if (!result.ok) throw familyRefusal(result.reason);
+    this.verifiedRaw = raw;
+    const answer = await this.provider.answerVerified?.(request, keys);
+    if (answer === 'key_unavailable') throw familyRefusal(answer);
+    return answer === undefined ? undefined : handshakeReply(answer);
+  }
+
   /** Once verified, before parsing: 415 for a body of another type than the sender posts (Twilio, Meta, Telegram). */
   checkBodyType(raw: Buffer, contentType: string | undefined): void {
     checkSenderBodyType(this.provider, raw, contentType, this.request.url);
   }
 
+  /** The Content-Type the verified body is parsed as: JSON for a sender that labels its JSON text/plain (AWS SNS). */
+  parseType(contentType: string | undefined): string | undefined {
+    if (!this.provider.textIsJson || !contentType || !/^\s*text\/plain\b/i.test(contentType)) return contentType;
+    return 'application/json; charset=utf-8';
+  }
+
   /** The verified delivery's kind, the same on a trigger and a channel route: 400 when too long, reported when the catalogue lacks it. */
   kindOf(headers: IncomingHttpHeaders, body: unknown): string {
-    const kind = this.provider.kind(headers, body, this.verifiedRaw, this.stored.options ?? {});
+    const kind = (this.family?.ok ? this.family.kind : undefined) ?? this.provider.kind(headers, body, this.verifiedRaw, this.stored.options ?? {});
     if (kind.length > MAX_KIND_LENGTH) {
       throw new Refusal('kind_too_long', `the event kind is longer than ${MAX_KIND_LENGTH} characters`, { length: kind.length });
     }
@@ -191,7 +225,8 @@ export class ProviderGate {
       return { ignored: true, kind };
     }
     const options = this.stored.options ?? {};
-    const deliveryId = this.provider.deliveryId(headers, body, this.verifiedRaw, options);
+    const family = this.family?.ok ? this.family : undefined;
+    const deliveryId = family?.deliveryId ?? this.provider.deliveryId(headers, body, this.verifiedRaw, options);
     this.provider.stripSecrets?.(body);
     const from = this.provider.deliveryIdFrom;
     const signedId = (typeof from === 'function' ? from(options) : from) === 'signed';
@@ -205,8 +240,10 @@ export class ProviderGate {
         deliveryId: deliveryId ?? null,
         verified: true,
         authenticates: authenticatesOf(this.provider),
+        ...(this.provider.signedFields && { signedFields: this.provider.signedFields }),
       },
       hiddenHeaders: this.provider.signatureHeaders(this.stored.options ?? {}),
+      ...(family?.claimKey !== undefined && { claimOnce: sha256Hex(family.claimKey) }),
     };
   }
 
@@ -220,7 +257,8 @@ export class ProviderGate {
       secrets: this.stored.secrets.length + (this.stored.publicKeys?.length ?? 0),
       toleranceSeconds: effectiveTolerance(this.stored),
     };
-    return signatureDiagnostics(shape, this.request.headers, { raw, nowSeconds: nowSeconds() });
+    const diagnostics = signatureDiagnostics(shape, this.request.headers, { raw, nowSeconds: nowSeconds() });
+    return this.family ? { ...diagnostics, ...familyDiagnostics(this.provider, this.family) } : diagnostics;
   }
 
   /** The sender's acknowledgement: Slack an empty 200, Twilio empty TwiML, others contract §2. */
@@ -250,6 +288,8 @@ export class ProviderGate {
           return { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: '{"type":5}' };
         }
         return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
+      case 'accepted-text':
+        return { status, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: ADYEN_ACKNOWLEDGEMENT };
       case 'twiml':
         return { status, headers: { 'Content-Type': 'text/xml; charset=utf-8' }, body: '<Response></Response>' };
       default:
@@ -281,7 +321,7 @@ export function signatureFreshnessSeconds(stored: StoredProvider | undefined): n
   return provider && stored && signsTimestamp(provider, stored) ? effectiveTolerance(stored) : 0;
 }
 
-export function openGate(stored: StoredProvider | undefined, request: ProviderRequest, metrics: Metrics, logger?: Logger): ProviderGate | undefined {
+export function openGate(stored: StoredProvider | undefined, request: ProviderRequest, metrics: Metrics, logger?: Logger, keys?: KeyFetcher): ProviderGate | undefined {
   const provider = stored && providerNamed(stored.name);
-  return provider && stored ? new ProviderGate(provider, stored, request, metrics, logger) : undefined;
+  return provider && stored ? new ProviderGate(provider, stored, request, metrics, logger, keys) : undefined;
 }

@@ -49,6 +49,13 @@ import teamsOutgoingKinds from './kinds/teams-outgoing.json';
 import discordKinds from './kinds/discord.json';
 import telnyxKinds from './kinds/telnyx.json';
 import sendgridKinds from './kinds/sendgrid.json';
+import awsSnsKinds from './kinds/aws-sns.json';
+import googlePubsubKinds from './kinds/google-pubsub.json';
+import vonageKinds from './kinds/vonage.json';
+import adyenKinds from './kinds/adyen.json';
+import mailgunKinds from './kinds/mailgun.json';
+import gongKinds from './kinds/gong.json';
+import plaidKinds from './kinds/plaid.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -102,4 +109,11 @@ export const KINDS_FILES: readonly KindsFile[] = [
   discordKinds,
   telnyxKinds,
   sendgridKinds,
+  awsSnsKinds,
+  googlePubsubKinds,
+  vonageKinds,
+  adyenKinds,
+  mailgunKinds,
+  gongKinds,
+  plaidKinds,
 ];

@@ -4,8 +4,10 @@ import type { BodyKind } from '../ingest/content-type';
 import type { StoredChannel } from '../registry/schemas';
 import type { ChatMapping, ChatProvider } from './chat-event';
 import type { PublicKeyAlgorithm } from './recipe/public-keys';
+import type { KeyFetcher } from '../keys/key-fetcher';
+import type { FamilyResult } from './families/result';
 
-export type Acknowledgement = 'empty' | 'twiml' | 'no-content' | 'deferred-interaction';
+export type Acknowledgement = 'empty' | 'twiml' | 'no-content' | 'deferred-interaction' | 'accepted-text';
 
 /**
  * Why a signed delivery was refused (401, `details.reason`, src/outcomes/reasons.ts): no usable
@@ -194,4 +196,23 @@ export interface Provider {
   acknowledgement?: Acknowledgement | ((options: Record<string, unknown>) => Acknowledgement | undefined);
   /** For a sender that is also a chat channel: its mapping to chat events. */
   chat?: ChatSide;
+  /**
+   * Verification that may wait for a key (contract §10.1 D: a fetched certificate or JWKS);
+   * when present the gate uses it instead of `verify`, and its kind and delivery id win over
+   * `kind()` / `deliveryId()`. Only these presets cost a promise per request.
+   */
+  verifyFamily?(request: SignedRequest, keys: KeyFetcher): FamilyResult | Promise<FamilyResult>;
+  /**
+   * A verified delivery the preset answers itself (SNS `autoConfirm`): a reply (nothing
+   * published), `invalid` (400 `invalid_handshake`), `key_unavailable` (503), or undefined.
+   */
+  answerVerified?(request: SignedRequest, keys: KeyFetcher): Promise<Reply | 'invalid' | 'key_unavailable' | undefined>;
+  /** The hosts it may fetch keys from (contract §10.1 F, G); absent: none. */
+  fetches?: readonly string[];
+  /** The fields a `fields` preset's signature covers, published as `data.provider.signedFields`. */
+  signedFields?: readonly string[];
+  /** The request names a key URL the gateway checks against its allow-list (the delivery log's keyUrlAllowed). */
+  keyUrlInRequest?: boolean;
+  /** The sender posts JSON labelled text/plain (AWS SNS): once verified, it is parsed as the JSON it is. */
+  textIsJson?: boolean;
 }

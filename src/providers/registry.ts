@@ -21,6 +21,7 @@ import { telegram } from './telegram';
 import { twilio } from './twilio';
 import { x } from './x';
 import { zoom } from './zoom';
+import { FAMILY_PRESETS } from './family-presets';
 
 /**
  * Every preset of contract §10 and §10.1. A preset of a recipe family (HMAC, Ed25519, ECDSA,
@@ -51,7 +52,7 @@ const LISTED: readonly Provider[] = [
   recipe,
 ];
 
-export const PROVIDERS: readonly Provider[] = [...LISTED, ...RECIPE_PRESETS.filter((preset) => !LISTED.includes(preset))];
+export const PROVIDERS: readonly Provider[] = [...LISTED, ...RECIPE_PRESETS.filter((preset) => !LISTED.includes(preset)), ...FAMILY_PRESETS];
 
 const BY_NAME = new Map(PROVIDERS.map((provider) => [provider.name, provider]));
 

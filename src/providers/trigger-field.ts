@@ -56,9 +56,11 @@ export const providerInputSchema = z
 function checkKeys(provider: Provider, options: Record<string, unknown>, input: { secrets?: string[]; publicKeys?: string[] }, ctx: z.RefinementCtx): void {
   const demand = keysOf(provider, options);
   const issue = (message: string, ...path: (string | number)[]) => ctx.addIssue({ code: 'custom', message, path });
-  if (input.secrets && !demand.secrets) issue(`${provider.name} verifies with publicKeys, not secrets (a public-key algorithm)`, 'secrets');
+  const keyless = !demand.secrets && !demand.publicKeys;
+  if (input.secrets && keyless) issue(`${provider.name} takes no secrets (its sender's keys are pinned in options or fetched)`, 'secrets');
+  else if (input.secrets && !demand.secrets) issue(`${provider.name} verifies with publicKeys, not secrets (a public-key algorithm)`, 'secrets');
   if (input.publicKeys && !demand.publicKeys) issue(`${provider.name} verifies with shared secrets; publicKeys are for public-key schemes`, 'publicKeys');
-  if (!input.secrets && !input.publicKeys && !demand.learnsSecret) {
+  if (!input.secrets && !input.publicKeys && !keyless && !demand.learnsSecret) {
     if (demand.secrets) issue('1-2 secrets are required', 'secrets');
     else issue('1-2 publicKeys are required', 'publicKeys');
   }

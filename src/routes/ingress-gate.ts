@@ -68,11 +68,11 @@ export class IngressGate {
     try {
       return await check();
     } catch (error) {
-      if (error instanceof Refusal && (error.status === 401 || error.status === 403 || error.reason === 'invalid_handshake')) {
-        // A refused signature says why in the delivery log (contract §13), never what was expected.
-        if (diagnose && error.status === 401) this.note({ diagnostics: { ...diagnose() } });
-        await this.countFailure();
+      // A refused signature (or sender, or a key not to be had) says why in the delivery log (contract §13, §10.1 E), never what was expected.
+      if (diagnose && error instanceof Refusal && (error.status === 401 || error.reason === 'sender_not_allowed' || error.reason === 'key_unavailable')) {
+        this.note({ diagnostics: { ...diagnose() } });
       }
+      if (error instanceof Refusal && (error.status === 401 || error.status === 403 || error.reason === 'invalid_handshake')) await this.countFailure();
       throw error;
     }
   }

@@ -100,6 +100,7 @@ const ingress: RouteSpec[] = [
     },
     reasons: [
       'not_found', 'credentials_invalid', ...GATE, ...SIGNATURE, 'timestamp_out_of_tolerance', 'timestamp_missing', 'invalid_handshake',
+      'key_url_not_allowed', 'sender_not_allowed', 'key_unavailable',
       ...BODY, ...JSON_MEMORY, ...PARSE, 'file_value_not_allowed', 'key_too_long', 'kind_too_long', 'schema_invalid', 'in_flight', 'key_reused', 'record_too_large', 'rate_limited', ...NOT_STORED, 'file_store_unavailable',
     ],
     errorHeaders: RATE_LIMIT_HEADERS,

@@ -10,6 +10,7 @@ import { acceptWebhook, type WebhookAck } from '../ingest/accept-webhook';
 import { admit } from '../ingress/pipeline';
 import { openGate } from '../providers/gate';
 import { storeLearnedSecret } from '../providers/learned-secret';
+import { keyFetcherOf } from '../keys/process-key-fetcher';
 import { providerNamed } from '../providers/registry';
 import { PATH_PATTERN } from '../registry/schemas';
 import { senderBodyLimit } from './body-limit';
@@ -64,7 +65,7 @@ function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise
     const path = req.params.path as string;
     const trigger = await deployedTrigger(deps, path, res);
     const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
-    const provider = trigger.provider && openGate(trigger.provider, providerRequest(req, deps), deps.metrics, deps.logger);
+    const provider = trigger.provider && openGate(trigger.provider, providerRequest(req, deps), deps.metrics, deps.logger, keyFetcherOf(deps));
     const admitted = await admit(gate, {
       buckets: triggerBuckets(deps.config, path, trigger),
       bodyLimit: senderBodyLimit(deps.config, trigger.provider && providerNamed(trigger.provider.name)),

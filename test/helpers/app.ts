@@ -6,6 +6,7 @@ import { MemoryDeliveryLog } from '../../src/delivery-log/memory';
 import { configSchema, type Config } from '../../src/config/schema';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import type { IdempotencyStore } from '../../src/idempotency/store';
+import { processKeyFetcher } from '../../src/keys/process-key-fetcher';
 import { BodyBudget } from '../../src/ingest/body-budget';
 import { createMetrics } from '../../src/observability/metrics';
 import { MicroBatcher } from '../../src/publish/batcher';
@@ -34,6 +35,8 @@ export interface TestAppOptions {
   clock?: TestClock;
   /** Another idempotency store (a Redis one) in place of the memory store. */
   idempotency?: IdempotencyStore;
+  /** How the key fetcher reaches key hosts (a local stand-in: resolver, dial, CA); absent: the system's. */
+  keyTransport?: Parameters<typeof processKeyFetcher>[2];
 }
 
 export function testApp(env: Record<string, string> = {}, options: TestAppOptions = {}) {
@@ -57,6 +60,7 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
     enforceRateLimits: createRateLimiter({ counters: new StoreCounters(() => new MemoryStore()), onStoreError: () => undefined }),
     checks: [{ name: 'sink', ping: () => sink.ping() }],
     lifecycle: { started: true, draining: false },
+    keyFetcher: processKeyFetcher(config, metrics, options.keyTransport),
     ...(config.DELIVERY_LOG_MAX > 0 && { deliveryLog: new MemoryDeliveryLog(memoryDeliveryLogSize(config.DELIVERY_LOG_MAX)) }),
   };
   return {

@@ -75,7 +75,11 @@ describe('the catalogue (contract §10.1 G)', () => {
     const res = await request(t.admin).get('/admin/providers').set(admin);
     expect(res.status).toBe(200);
     for (const entry of res.body.data) {
-      expect(entry).toMatchObject({ family: expect.any(String), authenticates: expect.stringMatching(/^(body|fields|sender)$/), keys: expect.any(String), fetches: [] });
+      // Only the presets whose keys may be fetched (contract §10.1 F) name hosts; every other fetches nothing.
+      const fetching = ['aws-sns', 'google-pubsub', 'plaid'].includes(entry.name);
+      expect(entry).toMatchObject({ family: expect.any(String), authenticates: expect.stringMatching(/^(body|fields|sender)$/), keys: expect.any(String) });
+      if (fetching) expect(entry.fetches.length).toBeGreaterThan(0);
+      else expect(entry.fetches).toEqual([]);
     }
     const byName = new Map(res.body.data.map((entry: { name: string }) => [entry.name, entry]));
     expect(byName.get('box')).toMatchObject({ recipe: expect.objectContaining({ signedContent: '{body}{timestamp}' }), handshakes: [] });

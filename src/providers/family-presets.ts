@@ -1,0 +1,11 @@
+import { adyen } from './adyen';
+import { awsSns } from './aws-sns';
+import { gong } from './gong';
+import { googlePubsub } from './google-pubsub';
+import { mailgun } from './mailgun';
+import { plaid } from './plaid';
+import type { Provider } from './provider';
+import { vonage } from './vonage';
+
+/** The presets of contract §10.1 D that are code (one module each over a family unit). */
+export const FAMILY_PRESETS: readonly Provider[] = [awsSns, googlePubsub, vonage, adyen, mailgun, gong, plaid];
