@@ -21,6 +21,7 @@ export const FAMILY_FACTS = {
   'google-pubsub': { family: 'oidc', authenticates: 'sender', keys: 'none', fetches: SOURCE_HOSTS['google-oidc'], defaultToleranceSeconds: 300 },
   'aws-sns': { family: 'x509', authenticates: 'body', keys: 'none', fetches: SOURCE_HOSTS['aws-sns-certificate'] },
   paypal: { family: 'x509', authenticates: 'body', keys: 'none', fetches: SOURCE_HOSTS['paypal-certificate'], defaultToleranceSeconds: 300 },
+  'apple-app-store': { family: 'x509', authenticates: 'body', keys: 'none', fetches: [] },
   adyen: { family: 'fields', authenticates: 'fields', keys: 'secrets', fetches: [], signedFields: ADYEN_SIGNED_FIELDS },
   mailgun: { family: 'fields', authenticates: 'fields', keys: 'secrets', fetches: [], defaultToleranceSeconds: 300, signedFields: ['signature.timestamp', 'signature.token'] },
 } as const satisfies Record<string, FamilyFacts>;
