@@ -19,6 +19,7 @@ export const FAMILY_FACTS = {
   plaid: { family: 'jwt', authenticates: 'body', keys: 'secrets', fetches: SOURCE_HOSTS.plaid, defaultToleranceSeconds: 300 },
   gong: { family: 'jwt', authenticates: 'body', keys: 'publicKeys', fetches: [], defaultToleranceSeconds: 300 },
   'google-pubsub': { family: 'oidc', authenticates: 'sender', keys: 'none', fetches: SOURCE_HOSTS['google-oidc'], defaultToleranceSeconds: 300 },
+  'graph-rich': { family: 'oidc', authenticates: 'sender', keys: 'none', fetches: SOURCE_HOSTS['microsoft-identity'], defaultToleranceSeconds: 300 },
   'bot-framework': { family: 'oidc', authenticates: 'sender', keys: 'none', fetches: SOURCE_HOSTS['bot-framework'], defaultToleranceSeconds: 300 },
   'google-chat': { family: 'oidc', authenticates: 'sender', keys: 'none', fetches: SOURCE_HOSTS['google-chat'], defaultToleranceSeconds: 300 },
   'zoho-desk': { family: 'oidc', authenticates: 'sender', keys: 'none', fetches: SOURCE_HOSTS['zoho-desk'], defaultToleranceSeconds: 300 },
