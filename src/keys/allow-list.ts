@@ -10,6 +10,7 @@ export type KeySource =
   | 'aws-sns-certificate'
   | 'aws-sns-subscribe'
   | 'google-oidc'
+  | 'google-chat'
   | 'microsoft-identity'
   | 'bot-framework'
   | 'zoho-desk'
@@ -32,6 +33,8 @@ const PATTERNS: Record<KeySource, (url: URL) => boolean> = {
   'aws-sns-subscribe': (url) =>
     SNS_HOST.test(url.hostname) && url.pathname === '/' && url.searchParams.getAll('Action').join() === 'ConfirmSubscription',
   'google-oidc': (url) => url.hostname === 'www.googleapis.com' && url.pathname === '/oauth2/v3/certs' && noQuery(url),
+  'google-chat': (url) =>
+    url.hostname === 'www.googleapis.com' && url.pathname === '/service_accounts/v1/jwk/chat@system.gserviceaccount.com' && noQuery(url),
   'microsoft-identity': (url) => {
     const parts = url.pathname.split('/');
     return (
@@ -53,6 +56,7 @@ export const SOURCE_HOSTS: Record<KeySource, readonly string[]> = {
   'aws-sns-certificate': ['sns.<region>.amazonaws.com', 'sns.<region>.amazonaws.com.cn'],
   'aws-sns-subscribe': ['sns.<region>.amazonaws.com', 'sns.<region>.amazonaws.com.cn'],
   'google-oidc': ['www.googleapis.com'],
+  'google-chat': ['www.googleapis.com'],
   'microsoft-identity': ['login.microsoftonline.com'],
   'bot-framework': ['login.botframework.com'],
   'zoho-desk': [...ZOHO_HOSTS],

@@ -2,7 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { JSONWebKeySet } from 'jose';
 import { allowedKeyUrl, type KeySource } from './allow-list';
 import { BoundedCache } from './bounded-cache';
-import { hasKid, MAX_TTL_MS, parseCertificate, parseJwks, type Material } from './key-material';
+import { hasKid, MAX_TTL_MS, parseCertificate, parseCertificateChain, parseJwks, type Material } from './key-material';
 import { resolvePublic, systemResolver, type Resolver } from './resolve';
 import { dialChecked, KEY_FETCH_LIMITS, send, type Dial, type TransportLimits, type TransportResult } from './transport';
 
@@ -92,6 +92,13 @@ export class KeyFetcher {
   certificate(request: KeyRequest): Promise<KeyResult<X509Certificate>> {
     return this.cached(request, () => false, (body, _headers, nowMs) => parseCertificate(body, nowMs)) as Promise<
       KeyResult<X509Certificate>
+    >;
+  }
+
+  /** A PEM chain by URL, leaf first (PayPal), cached until its first notAfter (at most 24 h). */
+  certificateChain(request: KeyRequest): Promise<KeyResult<X509Certificate[]>> {
+    return this.cached(request, () => false, (body, _headers, nowMs) => parseCertificateChain(body, nowMs)) as Promise<
+      KeyResult<X509Certificate[]>
     >;
   }
 

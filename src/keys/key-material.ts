@@ -29,6 +29,28 @@ export function parseCertificate(body: Buffer, nowMs: number): Material<X509Cert
   return { value: certificate, ttlMs: Math.min(notAfter - nowMs, MAX_TTL_MS) };
 }
 
+/** More certificates than any provider's chain file holds (leaf and intermediates). */
+const MAX_CHAIN_LENGTH = 5;
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+?-----END CERTIFICATE-----/g;
+
+/**
+ * A PEM file of a leaf and its intermediates (PayPal's certificate URL), leaf first; kept until
+ * the first notAfter, at most 24 h. A chain with a certificate not valid now is not used.
+ */
+export function parseCertificateChain(body: Buffer, nowMs: number): Material<X509Certificate[]> | undefined {
+  const blocks = body.toString('latin1').match(PEM_BLOCK) ?? [];
+  if (blocks.length === 0 || blocks.length > MAX_CHAIN_LENGTH) return undefined;
+  const chain: X509Certificate[] = [];
+  let ttlMs = MAX_TTL_MS;
+  for (const block of blocks) {
+    const material = parseCertificate(Buffer.from(block), nowMs);
+    if (!material) return undefined;
+    chain.push(material.value);
+    ttlMs = Math.min(ttlMs, material.ttlMs);
+  }
+  return { value: chain, ttlMs };
+}
+
 /** `max-age` of Cache-Control held within 5 min–24 h; none (or no-store) is the floor. */
 export function jwksTtl(cacheControl: string | string[] | undefined): number {
   const text = Array.isArray(cacheControl) ? cacheControl.join(',') : (cacheControl ?? '');

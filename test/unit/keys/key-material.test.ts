@@ -1,4 +1,5 @@
-import { jwksTtl, parseJwks } from '../../../src/keys/key-material';
+import { jwksTtl, parseCertificateChain, parseJwks } from '../../../src/keys/key-material';
+import { makeChain } from '../families/cert-chain';
 
 const jwks = (count: number) => Buffer.from(JSON.stringify({ keys: Array.from({ length: count }, (_, i) => ({ kty: 'RSA', kid: `k${i}` })) }));
 
@@ -27,5 +28,22 @@ describe('key material', () => {
     ['max-age=99999999999', 86_400_000],
   ])('Cache-Control %j keeps a key set %d ms', (header, ms) => {
     expect(jwksTtl(header)).toBe(ms);
+  });
+
+  describe('a certificate chain file (PayPal)', () => {
+    const chain = makeChain({ leafKey: 'rsa', leafSubject: '/CN=messageverificationcerts.paypal.com' });
+    const file = (...pems: string[]) => Buffer.from(pems.join(''));
+
+    test('is read leaf first, kept until the first notAfter (24 h at most)', () => {
+      const material = parseCertificateChain(file(chain.leaf, chain.intermediate), Date.now());
+      expect(material?.value.map((certificate) => certificate.subject)).toEqual(['CN=messageverificationcerts.paypal.com', 'CN=igw test intermediate']);
+      expect(material?.ttlMs).toBe(86_400_000);
+    });
+
+    test('more than 5 certificates, none, or one not valid now is not a chain', () => {
+      expect(parseCertificateChain(file(...Array(6).fill(chain.leaf)), Date.now())).toBeUndefined();
+      expect(parseCertificateChain(Buffer.from('not a certificate'), Date.now())).toBeUndefined();
+      expect(parseCertificateChain(file(chain.leaf, chain.intermediate), Date.now() + 3 * 86_400_000)).toBeUndefined();
+    });
   });
 });
