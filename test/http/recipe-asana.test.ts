@@ -36,8 +36,8 @@ describe('asana', () => {
     expect(read.body.data.provider).toEqual({ name: 'asana', secretsSet: 1, toleranceSeconds: 300 });
     expect(JSON.stringify(read.body)).not.toContain(SECRET);
     const second = await handshake('attacker-chosen-secret');
-    // 403 is only ever verification_failed: its body stays bare (src/http/errors.ts).
-    expect(expectError(second, 'FORBIDDEN').details).toBeUndefined();
+    // FORBIDDEN has two reasons now (sender_not_allowed, contract §10.E), so the body names it.
+    expect(expectError(second, 'FORBIDDEN').details).toEqual({ reason: 'verification_failed' });
     expect(second.headers['x-hook-secret']).toBeUndefined();
   });
 
