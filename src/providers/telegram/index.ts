@@ -11,6 +11,9 @@ export const telegram: Provider = {
   title: 'Telegram Bot API (setWebhook with secret_token)',
   verifies: 'X-Telegram-Bot-Api-Secret-Token equals the secret (the secret_token given to setWebhook), constant time',
   deliveryIdSource: 'body update_id',
+  /** The secret itself is the credential: it authenticates the sender, not the body (contract §10.A 8). */
+  family: 'token',
+  authenticates: 'sender',
   signatureHeaders: () => [TOKEN],
   secretProblem: (secret) => (SECRET_TOKEN_PATTERN.test(secret) ? undefined : 'a Telegram secret_token is 1-256 of A-Z a-z 0-9 _ -'),
   ...tokenScheme(TOKEN),
