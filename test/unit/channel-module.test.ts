@@ -107,6 +107,8 @@ function loadWithFakeChannel(): Loaded {
       helper: require('../helpers/app'),
     };
   });
+  // The one line is for the modules above only.
+  jest.dontMock('../../src/providers/registry');
   return loaded!;
 }
 
@@ -187,5 +189,23 @@ describe('a channel module added to PROVIDERS with one line', () => {
 
     const get = await request(t.app).get('/api/channels/fakechat/fc-1');
     expect(get.status).toBe(405);
+  });
+});
+
+describe('every channel module of PROVIDERS', () => {
+  const { CHAT_SENDERS } = jest.requireActual<typeof import('../../src/providers/channels')>('../../src/providers/channels');
+
+  it.each(CHAT_SENDERS.map((sender) => [sender.chat.channel, sender] as const))(
+    '%s: its record is of its channel, declares each secret it keeps, and documents the header its sender checks',
+    (channel, sender) => {
+      const { input, secrets } = sender.chat.record;
+      expect((input.shape.provider as unknown as { value: string }).value).toBe(channel);
+      for (const name of Object.keys(secrets)) expect(`${name}: ${input.shape[name] !== undefined}`).toBe(`${name}: true`);
+      expect(sender.signatureHeaders({})).toContain(sender.chat.api.security.header);
+    },
+  );
+
+  it('are listed once each, whatsapp, twilio, telegram', () => {
+    expect(CHAT_SENDERS.map((sender) => sender.chat.channel)).toEqual(['whatsapp', 'twilio', 'telegram']);
   });
 });
