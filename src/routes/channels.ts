@@ -18,7 +18,6 @@ import { providerRequest, sendReply } from './provider-replies';
 
 type ChannelProvider = StoredChannel['provider'];
 
-
 /**
  * GET|POST /api/channels/{provider}/{channelId} (contract §3, §11): the channel's sender checks
  * the delivery exactly as a trigger with that provider would (src/providers/channel-gate.ts).
