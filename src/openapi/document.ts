@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CHAT_SENDERS } from '../providers/channels';
 import { ROUTES, type RouteSpec, type Security } from '../routes/table';
 import { schemaComponents, type JsonSchema } from './components';
 import { LISTENERS, PATH_PARAMETERS } from './parts';
@@ -16,14 +17,16 @@ export { OPERATION_REASONS } from '../routes/table';
  * that validate requests); error responses from the reason catalogue (src/outcomes/reasons.ts).
  */
 
-const SECURITY: Record<Security, Array<Record<string, string[]>>> = {
+const SECURITY: Record<'none' | 'adminToken' | 'triggerTokenOrProvider', Array<Record<string, string[]>>> = {
   none: [],
   adminToken: [{ adminToken: [] }],
   triggerTokenOrProvider: [{}, { triggerToken: [] }],
-  whatsappSignature: [{ whatsappSignature: [] }],
-  twilioSignature: [{ twilioSignature: [] }],
-  telegramSecretToken: [{ telegramSecretToken: [] }],
 };
+
+/** A fixed requirement, or the channel scheme of that name. */
+function securityOf(security: Security): Array<Record<string, string[]>> {
+  return Object.hasOwn(SECURITY, security) ? SECURITY[security as keyof typeof SECURITY] : [{ [security]: [] }];
+}
 
 const SECURITY_SCHEMES = {
   adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
@@ -32,25 +35,19 @@ const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: "the trigger's auth.token (a trigger whose auth names a header takes the bare token in that header instead)",
   },
-  whatsappSignature: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-Hub-Signature-256',
-    description: "sha256=<hex HMAC-SHA256 of the raw body, key = the channel's appSecret>",
-  },
-  twilioSignature: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-Twilio-Signature',
-    description: "base64 HMAC-SHA1 with the channel's authToken over the URL and the sorted POST parameters",
-  },
-  telegramSecretToken: {
-    type: 'apiKey',
-    in: 'header',
-    name: 'X-Telegram-Bot-Api-Secret-Token',
-    description: "the channel's secretToken, as given to setWebhook",
-  },
+  // Each channel's, as its module names it.
+  ...Object.fromEntries(
+    CHAT_SENDERS.map(({ chat: { api } }) => [
+      api.security.scheme,
+      { type: 'apiKey', in: 'header', name: headerCase(api.security.header), description: api.security.description },
+    ]),
+  ),
 };
+
+/** `x-hub-signature-256` → `X-Hub-Signature-256`, as senders' docs write header names. */
+function headerCase(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_match, dash: string, letter: string) => dash + letter.toUpperCase());
+}
 
 /** The path parameters a path holds, in order: `/admin/triggers/{path}` → [path]. */
 function pathParameters(path: string): JsonSchema[] {
@@ -71,7 +68,7 @@ function operation(route: RouteSpec, shared: SharedResponses): JsonSchema {
     summary,
     ...(description && { description }),
     tags: [tag],
-    security: SECURITY[security],
+    security: securityOf(security),
     ...(parameters && { parameters }),
     ...(requestBody && { requestBody }),
     responses: { ...responses, ...errorResponses(reasons, errorHeaders, shared) },

@@ -4,13 +4,9 @@ import { REASONS } from '../outcomes/reasons';
 import { providerInputSchema } from '../providers/trigger-field';
 import { PROVIDER_NAMES, PROVIDERS } from '../providers/registry';
 import { TOPIC_STATES } from '../publish/sink';
-import {
-  channelInputSchema,
-  telegramChannelInputSchema,
-  triggerInputSchema,
-  twilioChannelInputSchema,
-  whatsAppChannelInputSchema,
-} from '../registry/schemas';
+import { CHAT_SENDERS } from '../providers/channels';
+import type { ChannelRecord } from '../providers/channel-record';
+import { channelInputSchema, triggerInputSchema } from '../registry/schemas';
 
 /*
  * The schemas of the OpenAPI document. Request bodies are the very zod schemas the admin API
@@ -58,16 +54,15 @@ export const triggerSchema = triggerInputDocSchema.omit({ auth: true, provider: 
 });
 
 const channelRead = { channelId: z.string(), url, updatedAt: isoTime };
-export const whatsAppChannelSchema = whatsAppChannelInputSchema
-  .omit({ verifyToken: true, appSecret: true })
-  .extend({ ...channelRead, verifyTokenSet: z.literal(true), appSecretSet: z.literal(true) });
-export const twilioChannelSchema = twilioChannelInputSchema
-  .omit({ authToken: true })
-  .extend({ ...channelRead, authTokenSet: z.literal(true) });
-export const telegramChannelSchema = telegramChannelInputSchema
-  .omit({ secretToken: true })
-  .extend({ ...channelRead, secretTokenSet: z.literal(true) });
-export const channelSchema = z.discriminatedUnion('provider', [whatsAppChannelSchema, twilioChannelSchema, telegramChannelSchema]);
+/** A channel as a read shows it: its record without the secrets, `<name>Set: true` for each (src/registry/records.ts publicChannel). */
+export function publicChannelSchema({ input, secrets }: ChannelRecord): z.ZodObject {
+  const names = Object.keys(secrets);
+  return input
+    .omit(Object.fromEntries(names.map((name) => [name, true])) as Record<string, true>)
+    .extend({ ...channelRead, ...Object.fromEntries(names.map((name) => [`${name}Set`, z.literal(true)])) });
+}
+const channelSchemas = CHAT_SENDERS.map(({ chat }) => ({ title: chat.api.title, input: chat.record.input, read: publicChannelSchema(chat.record) }));
+export const channelSchema = z.discriminatedUnion('provider', channelSchemas.map(({ read }) => read) as [z.ZodObject, ...z.ZodObject[]]);
 
 export const providerEntrySchema = z.strictObject({
   name: z.string(),
@@ -226,9 +221,7 @@ export const providerOptionSchemas = Object.fromEntries(
 export const inputComponents = {
   TriggerInput: triggerInputDocSchema,
   ChannelInput: channelInputSchema,
-  WhatsAppChannelInput: whatsAppChannelInputSchema,
-  TwilioChannelInput: twilioChannelInputSchema,
-  TelegramChannelInput: telegramChannelInputSchema,
+  ...Object.fromEntries(channelSchemas.map(({ title, input }) => [`${title}ChannelInput`, input])),
   ProviderInput: providerInputSchema,
   JsonValue: jsonValueSchema,
   ...Object.fromEntries(Object.entries(providerOptionSchemas).map(([name, schema]) => [`${pascal(name)}ProviderOptions`, schema])),
@@ -237,9 +230,7 @@ export const inputComponents = {
 export const outputComponents = {
   Trigger: triggerSchema,
   Channel: channelSchema,
-  WhatsAppChannel: whatsAppChannelSchema,
-  TwilioChannel: twilioChannelSchema,
-  TelegramChannel: telegramChannelSchema,
+  ...Object.fromEntries(channelSchemas.map(({ title, read }) => [`${title}Channel`, read])),
   PublicProvider: publicProviderSchema,
   ProviderCatalogueEntry: providerEntrySchema,
   WebhookAck: webhookAckSchema,

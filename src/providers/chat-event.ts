@@ -4,7 +4,8 @@
  * log them. Mappers are pure; the accept path claims, publishes and completes.
  */
 
-export type ChatProvider = 'whatsapp' | 'twilio' | 'telegram';
+/** The channel names: each channel module adds its own (src/providers/channel-record.ts). */
+export type { ChatProvider } from './channel-record';
 export type ChatEventType = 'chat.tap' | 'chat.message' | 'chat.status';
 
 export interface ChatEventDraft {

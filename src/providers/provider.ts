@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import type { BodyKind } from '../ingest/content-type';
 import type { StoredChannel } from '../registry/schemas';
+import type { ChannelApi, ChannelRecord } from './channel-record';
 import type { ChatMapping, ChatProvider } from './chat-event';
 import type { PublicKeyAlgorithm } from './recipe/public-keys';
 import type { KeyFetcher } from '../keys/key-fetcher';
@@ -93,6 +94,10 @@ export interface ChatSide {
   channel: ChatProvider;
   /** The namespace of its chat dedupe keys (`wa`, `tw`, `tg`). */
   dedupePrefix: string;
+  /** Its record (what PUT /admin/channels/{id} takes) and how its secrets are kept (src/providers/channel-record.ts). */
+  record: ChannelRecord;
+  /** What the OpenAPI document says of its routes and its security scheme. */
+  api: ChannelApi;
   /** What the delivery is called in a 400 (`not a <describes>`). */
   describes: string;
   /** A registered channel as the preset's secrets and options, and who it is registered for. */

@@ -1,3 +1,5 @@
+import { storedSecretField, type ChannelRecord } from '../providers/channel-record';
+import { chatSenderOf } from '../providers/channels';
 import { publicProvider, toStoredProvider } from '../providers/trigger-field';
 import { sha256Hex } from '../security';
 import { newRegistrationId } from './registration';
@@ -15,12 +17,24 @@ export function toStoredTrigger(input: TriggerInput, now = new Date()): StoredTr
   };
 }
 
+/** A channel as the registry keeps it: each secret as its module keeps it (sealed at rest, or only its hash). */
 export function toStoredChannel(input: ChannelInput, now = new Date()): StoredChannel {
   const updatedAt = now.toISOString();
   const registrationId = newRegistrationId();
-  if (input.provider !== 'whatsapp') return { registrationId, ...input, updatedAt };
-  const { verifyToken, ...rest } = input;
-  return { registrationId, ...rest, verifyTokenHash: sha256Hex(verifyToken), updatedAt };
+  const { secrets } = recordOf(input.provider);
+  const kept: Record<string, unknown> = {};
+  const hashes: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if (secrets[name] === 'hashed') hashes[storedSecretField(name, 'hashed')] = sha256Hex(String(value));
+    else kept[name] = value;
+  }
+  return { registrationId, ...kept, ...hashes, updatedAt } as StoredChannel;
+}
+
+function recordOf(provider: string): ChannelRecord {
+  const sender = chatSenderOf(provider);
+  if (!sender) throw new Error(`no sender handles ${provider} channels`);
+  return sender.chat.record;
 }
 
 export function webhookUrl(baseUrl: string, path: string): string {
@@ -53,22 +67,12 @@ export function channelUrl(baseUrl: string, provider: StoredChannel['provider'],
   return `${withoutTrailingSlashes(baseUrl)}/api/channels/${provider}/${channelId}`;
 }
 
-/** A channel as the admin API shows it: never a secret (verify token, app secret, auth token, secret token). */
+/** A channel as the admin API shows it: never a secret (verify token, app secret, auth token, secret token), `<name>Set: true` instead. */
 export function publicChannel(channelId: string, stored: StoredChannel, baseUrl: string) {
   const url = channelUrl(baseUrl, stored.provider, channelId);
   const { registrationId: _registration, ...channel } = stored;
-  switch (channel.provider) {
-    case 'whatsapp': {
-      const { verifyTokenHash: _verify, appSecret: _secret, ...rest } = channel;
-      return { channelId, url, ...rest, verifyTokenSet: true, appSecretSet: true };
-    }
-    case 'twilio': {
-      const { authToken: _token, ...rest } = channel;
-      return { channelId, url, ...rest, authTokenSet: true };
-    }
-    case 'telegram': {
-      const { secretToken: _secret, ...rest } = channel;
-      return { channelId, url, ...rest, secretTokenSet: true };
-    }
-  }
+  const secrets = Object.entries(recordOf(stored.provider).secrets);
+  const withheld = new Set(secrets.map(([name, keeping]) => storedSecretField(name, keeping)));
+  const shown = Object.fromEntries(Object.entries(channel).filter(([field]) => !withheld.has(field)));
+  return { channelId, url, ...shown, ...Object.fromEntries(secrets.map(([name]) => [`${name}Set`, true])) };
 }

@@ -9,7 +9,7 @@ import { ackOutcome, type ChatAck } from '../ingest/accept-chat';
 import { acceptChannelDelivery } from '../ingest/accept-channel';
 import { admit } from '../ingress/pipeline';
 import { channelGate, channelHandshake, channelSender, type ChannelSender } from '../providers/channel-gate';
-import { PROVIDERS } from '../providers/registry';
+import { CHAT_SENDERS, chatSenderOf } from '../providers/channels';
 import type { StoredChannel } from '../registry/schemas';
 import { senderBodyLimit } from './body-limit';
 import { channelBuckets, findChannel } from './channel-lookup';
@@ -18,22 +18,20 @@ import { providerRequest, sendReply } from './provider-replies';
 
 type ChannelProvider = StoredChannel['provider'];
 
-/** The channel routes' names: one per sender with a chat side (Meta's is `whatsapp`). */
-const CHANNELS = new Set<string>(PROVIDERS.flatMap((provider) => (provider.chat ? [provider.chat.channel] : [])));
-
 /**
  * GET|POST /api/channels/{provider}/{channelId} (contract §3, §11): the channel's sender checks
  * the delivery exactly as a trigger with that provider would (src/providers/channel-gate.ts).
  */
 export function channelRoutes(deps: AppDeps): Router {
   const router = Router();
-  for (const name of CHANNELS) router.all(`/api/channels/${name}/:channelId`, (req, res) => channelRoute(deps, name, req, res));
+  // One route per sender with a chat side (Meta's is `whatsapp`).
+  for (const { chat } of CHAT_SENDERS) router.all(`/api/channels/${chat.channel}/:channelId`, (req, res) => channelRoute(deps, chat.channel, req, res));
   return router;
 }
 
 async function channelRoute(deps: AppDeps, name: string, req: Request, res: Response): Promise<void> {
   contextOf(res).route = name;
-  const shakesHands = PROVIDERS.some((provider) => provider.chat?.channel === name && provider.handshake?.method === 'GET');
+  const shakesHands = chatSenderOf(name)?.handshake?.method === 'GET';
   const channelId = req.params.channelId as string;
   if (req.method !== 'POST' && !(req.method === 'GET' && shakesHands)) {
     // The same 405 for any id (no probing); a registered channel's log still shows it (contract §13).

@@ -1,4 +1,5 @@
 import type { Reason } from '../outcomes/reasons';
+import { CHAT_SENDERS } from '../providers/channels';
 import { ref, type JsonSchema } from '../openapi/components';
 import {
   data,
@@ -15,7 +16,8 @@ import {
   type Listener,
 } from '../openapi/parts';
 import type { HeaderName } from '../openapi/responses';
-import { ADMIN_AUTH, ADMIN_WRITE, BODY, CHAT_POST, GATE, JSON_MEMORY, NOT_STORED, PARSE, READ, SIGNATURE, SLOW_CLIENT } from './route-reasons';
+import { channelRouteSpecs } from './channel-table';
+import { ADMIN_AUTH, ADMIN_WRITE, BODY, GATE, JSON_MEMORY, NOT_STORED, PARSE, READ, SIGNATURE, SLOW_CLIENT } from './route-reasons';
 
 /*
  * THE route table: every route either listener serves, with what the OpenAPI document
@@ -25,15 +27,14 @@ import { ADMIN_AUTH, ADMIN_WRITE, BODY, CHAT_POST, GATE, JSON_MEMORY, NOT_STORED
  * not served, fails it.
  */
 
-/** How a route authenticates its caller (components.securitySchemes of the document). */
-export type Security =
-  | 'none'
-  | 'adminToken'
-  /** The trigger's token, its provider's signature, or nothing when the trigger has neither. */
-  | 'triggerTokenOrProvider'
-  | 'whatsappSignature'
-  | 'twilioSignature'
-  | 'telegramSecretToken';
+/**
+ * How a route authenticates its caller (components.securitySchemes of the document):
+ * `triggerTokenOrProvider` is the trigger's token, its provider's signature, or nothing when
+ * the trigger has neither; a channel's route names its module's scheme (`chat.api.security`).
+ */
+export type Security = 'none' | 'adminToken' | 'triggerTokenOrProvider' | ChannelScheme;
+/** A channel's security scheme, as its module names it (`whatsappSignature`). */
+export type ChannelScheme = string & {};
 
 export interface RouteSpec {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -55,8 +56,6 @@ export interface RouteSpec {
   /** Headers every error answer of this route may carry. */
   errorHeaders?: HeaderName[];
 }
-
-const CHAT_ANSWER = 'Every event of the delivery is acknowledged by the sink (or was already). A 503 names how many are missing; the retry publishes only those.';
 
 const ingress: RouteSpec[] = [
   {
@@ -130,84 +129,7 @@ const ingress: RouteSpec[] = [
     },
     reasons: ['method_not_allowed', ...GATE, 'invalid_handshake', 'verification_failed', ...READ],
   },
-  {
-    method: 'get',
-    path: '/api/channels/whatsapp/{channelId}',
-    listeners: ['public'],
-    operationId: 'verifyWhatsAppSubscription',
-    tag: 'ingress',
-    summary: "Meta's subscription handshake for a WhatsApp channel",
-    security: 'none',
-    parameters: [
-      queryParameter('hub.mode', '`subscribe`', { type: 'string', const: 'subscribe' }),
-      queryParameter('hub.verify_token', "the channel's verifyToken"),
-      queryParameter('hub.challenge', 'echoed when the token matches; 1-256 of [A-Za-z0-9_.-]', { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,256}$' }),
-    ],
-    responses: { '200': ok('The challenge', { 'text/plain': { schema: { type: 'string' } } }, RATE_LIMIT_HEADERS) },
-    reasons: ['not_found', ...GATE, 'invalid_handshake', 'verification_failed', 'rate_limited', ...READ],
-    errorHeaders: RATE_LIMIT_HEADERS,
-  },
-  {
-    method: 'post',
-    path: '/api/channels/whatsapp/{channelId}',
-    listeners: ['public'],
-    operationId: 'receiveWhatsApp',
-    tag: 'ingress',
-    summary: 'A WhatsApp Cloud API webhook delivery: every message and status becomes a chat event',
-    security: 'whatsappSignature',
-    parameters: TRACE_PARAMETERS,
-    requestBody: {
-      required: true,
-      content: json({
-        type: 'object',
-        description: 'the WhatsApp Business Account webhook payload',
-        required: ['entry'],
-        properties: { object: { type: 'string', examples: ['whatsapp_business_account'] }, entry: { type: 'array', items: { type: 'object' } } },
-      }),
-    },
-    responses: { '200': ok(CHAT_ANSWER, json(ref('ChatAck')), RATE_LIMIT_HEADERS) },
-    reasons: [...CHAT_POST, ...JSON_MEMORY],
-    errorHeaders: RATE_LIMIT_HEADERS,
-  },
-  {
-    method: 'post',
-    path: '/api/channels/twilio/{channelId}',
-    listeners: ['public'],
-    operationId: 'receiveTwilio',
-    tag: 'ingress',
-    summary: 'A Twilio Messaging webhook or status callback (SMS and WhatsApp)',
-    description: 'Other methods: 405. The signed URL is PUBLIC_BASE_URL (else the request origin) + path + query.',
-    security: 'twilioSignature',
-    parameters: TRACE_PARAMETERS,
-    requestBody: {
-      required: true,
-      content: {
-        'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } },
-        'application/json': { schema: { type: 'object', description: 'the JSON variant, signed through bodySHA256 in the URL' } },
-      },
-    },
-    responses: { '200': ok(CHAT_ANSWER, { 'text/xml': { schema: { type: 'string', const: '<Response></Response>' } } }, RATE_LIMIT_HEADERS) },
-    reasons: [...CHAT_POST, 'too_many_fields', 'unsupported_media_type'],
-    errorHeaders: RATE_LIMIT_HEADERS,
-  },
-  {
-    method: 'post',
-    path: '/api/channels/telegram/{channelId}',
-    listeners: ['public'],
-    operationId: 'receiveTelegram',
-    tag: 'ingress',
-    summary: 'A Telegram Bot API update',
-    description: 'Other methods: 405.',
-    security: 'telegramSecretToken',
-    parameters: TRACE_PARAMETERS,
-    requestBody: {
-      required: true,
-      content: json({ type: 'object', description: 'a Telegram Update', required: ['update_id'], properties: { update_id: { type: 'integer' } } }),
-    },
-    responses: { '200': ok(CHAT_ANSWER, json(ref('ChatAck')), RATE_LIMIT_HEADERS) },
-    reasons: [...CHAT_POST, ...JSON_MEMORY],
-    errorHeaders: RATE_LIMIT_HEADERS,
-  },
+  ...CHAT_SENDERS.flatMap(channelRouteSpecs),
 ];
 
 interface Resource {

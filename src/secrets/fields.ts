@@ -1,3 +1,6 @@
+import { sealedFields } from '../providers/channel-record';
+import { CHAT_SENDERS } from '../providers/channels';
+
 /**
  * Every stored field that holds a secret the gateway must read back in clear (to check an
  * HMAC or compare a token), per registry collection. The Redis registry seals exactly these
@@ -5,9 +8,9 @@
  * `verifyTokenHash`) and needs no entry. A path names nested fields with dots; `[]` after
  * a name means "each element of this array". A path a record does not have is skipped.
  *
- * Add the field here when adding a provider or channel type that stores a secret.
+ * A channel's come from its module (`chat.record.secrets`, src/providers/channel-record.ts).
  */
 export const SECRET_FIELDS = {
   triggers: ['provider.secrets[]', 'provider.options.verifyToken'],
-  channels: ['appSecret', 'authToken', 'secretToken'],
+  channels: CHAT_SENDERS.flatMap((sender) => sealedFields(sender.chat.record)),
 } as const satisfies Record<'triggers' | 'channels', readonly string[]>;

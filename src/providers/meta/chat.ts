@@ -1,10 +1,13 @@
 import type { ChatSide } from '../provider';
+import { whatsAppApi, whatsAppRecord } from './channel';
 import { mapWhatsAppPayload } from './whatsapp-map';
 
 /** Meta's WhatsApp Cloud API as a chat channel (contract §3): same signature and handshake as the `meta` preset. */
 export const whatsappChat: ChatSide = {
   channel: 'whatsapp',
   dedupePrefix: 'wa',
+  record: whatsAppRecord,
+  api: whatsAppApi,
   describes: 'WhatsApp Cloud API webhook body',
   bodyLimitSetting: 'WHATSAPP_MAX_BODY_BYTES',
   credentials(channel) {

@@ -7,15 +7,9 @@ import type { Provider } from '../provider';
 import { rawBodyHmac } from '../schemes/raw-body-hmac';
 import { whatsappChat } from './chat';
 import { singleWhatsAppKey } from './delivery-id';
+import { META_SIGNATURE_HEADER, SAFE_CHALLENGE } from './wire';
 
-const SIGNATURE = 'x-hub-signature-256';
-
-/**
- * The challenge is reflected verbatim, so only a short token is echoed, on every route (§3, §10):
- * Meta sends a number, and reflecting arbitrary text from a query string (even as text/plain)
- * invites reflected XSS through content sniffing or a proxy that rewrites the type.
- */
-const SAFE_CHALLENGE = /^[A-Za-z0-9_.-]{1,256}$/;
+const SIGNATURE = META_SIGNATURE_HEADER;
 
 /** X-Hub-Signature-256: `sha256=` and the hex HMAC-SHA256 of the raw body. */
 const scheme = rawBodyHmac({ header: SIGNATURE, algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' });

@@ -2,16 +2,20 @@ import { idText, isObject, UNKNOWN_KIND } from '../body';
 import type { Provider } from '../provider';
 import { tokenScheme } from '../schemes/token-check';
 import { telegramChat } from './chat';
+import { SECRET_TOKEN_PATTERN, TELEGRAM_TOKEN_HEADER } from './secret-token';
 
-const TOKEN = 'x-telegram-bot-api-secret-token';
+const TOKEN = TELEGRAM_TOKEN_HEADER;
 
 export const telegram: Provider = {
   name: 'telegram',
   title: 'Telegram Bot API (setWebhook with secret_token)',
   verifies: 'X-Telegram-Bot-Api-Secret-Token equals the secret (the secret_token given to setWebhook), constant time',
   deliveryIdSource: 'body update_id',
+  /** The secret itself is the credential: it authenticates the sender, not the body (contract §10.A 8). */
+  family: 'token',
+  authenticates: 'sender',
   signatureHeaders: () => [TOKEN],
-  secretProblem: (secret) => (/^[A-Za-z0-9_-]{1,256}$/.test(secret) ? undefined : 'a Telegram secret_token is 1-256 of A-Z a-z 0-9 _ -'),
+  secretProblem: (secret) => (SECRET_TOKEN_PATTERN.test(secret) ? undefined : 'a Telegram secret_token is 1-256 of A-Z a-z 0-9 _ -'),
   ...tokenScheme(TOKEN),
   /** The Bot API posts JSON only. */
   bodyKind: () => 'json',

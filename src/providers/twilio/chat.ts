@@ -1,4 +1,5 @@
 import type { ChatSide } from '../provider';
+import { twilioApi, twilioRecord } from './channel';
 import { parseTwilioCallback } from './callback';
 import { mapTwilioCallback, type TwilioFields } from './map';
 
@@ -6,6 +7,8 @@ import { mapTwilioCallback, type TwilioFields } from './map';
 export const twilioChat: ChatSide = {
   channel: 'twilio',
   dedupePrefix: 'tw',
+  record: twilioRecord,
+  api: twilioApi,
   describes: 'Twilio Messaging callback',
   credentials(channel) {
     if (channel.provider !== 'twilio') throw new Error(`not a Twilio channel: ${channel.provider}`);
