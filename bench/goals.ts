@@ -54,8 +54,11 @@ export function goalLines(rows: Row[], sideBySide: SideBySide[] = []): string[] 
       );
     }
     for (const [mode, withLog] of [['embedded', embedded], ['Redis + Kafka', production]] as const) {
-      const logCost = sideBySide.find((result) => result.node === node && result.names[0] === `gateway, ${mode}`);
+      const beside = (second: string) => sideBySide.find((result) => result.node === node && result.names[0] === `gateway, ${mode}` && result.names[1].startsWith(second));
+      const logCost = beside(`gateway, ${mode}, DELIVERY_LOG_MAX=0`) ?? beside(`gateway, ${mode} (A/A copy)`);
       if (logCost) lines.push(`- ${node}: ${deliveryLogCostLine(mode, logCost)}`);
+      const baselineBeside = beside(`baseline build, ${mode}`);
+      if (baselineBeside) lines.push(`- ${node}: ${baselineSideLine(mode, baselineBeside)}`);
       const baseline = find(`baseline build, ${mode}`);
       if (withLog && baseline) lines.push(`- ${node}: ${baselineLine(mode, withLog, baseline)}`);
     }
@@ -153,6 +156,15 @@ export function baselineLine(mode: string, current: Row, baseline: Row): string 
     `${mode} against the baseline build: ${signed(rpsChange)} req/s (median of ${rps.length} paired rounds: ${rps.map(signed).join(', ')}), ` +
     `${signed(cpuChange)} CPU per request (${cpu.map(signed).join(', ')}; a target's rounds differ by up to ${percent(noise)}) ` +
     `(goal: no throughput loss beyond the rounds' spread): ${mark(met)}`
+  );
+}
+
+/** This build against the baseline build, both driven at the same time (--baseline-side): the medians of the rounds' changes. */
+export function baselineSideLine(mode: string, result: SideBySide): string {
+  const { rps, cpu } = relativeChanges(result.rounds);
+  return (
+    `${mode} against the baseline build, side by side: ${signed(median(rps))} req/s (median of ${rps.length} rounds: ${rps.map(signed).join(', ')}), ` +
+    `${signed(median(cpu))} CPU per request (${cpu.map(signed).join(', ')})`
   );
 }
 

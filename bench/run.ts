@@ -34,6 +34,8 @@ interface Options {
   sideRounds: number;
   /** A/A check: each twin replaced by a copy of its partner, so the side-by-side lines show the method's own noise. */
   aa: boolean;
+  /** With --baseline: this build and the baseline build also measured at the same time, side by side, in `sideRounds` rounds (few percent told apart on a loaded machine). */
+  baselineSide: boolean;
   /** Only the targets whose name contains one of these (comma-separated, or |-separated where a name holds a comma; `=name` for that name exactly), to keep runs short while iterating. */
   targets?: string[];
 }
@@ -74,6 +76,7 @@ function parseArgs(argv: string[]): Options {
     baseline: get('baseline'),
     sideRounds: Number(get('side-rounds') ?? 6),
     aa: argv.includes('--aa'),
+    baselineSide: argv.includes('--baseline-side'),
     targets: get('targets')?.split(get('targets')!.includes('|') ? '|' : ','),
   };
 }
@@ -195,6 +198,11 @@ async function main(): Promise<void> {
           const second = options.aa ? { ...partner, name: `${partner.name} (A/A copy)` } : twin;
           const sideOptions = { ...options, rounds: options.sideRounds };
           sideRows.push(await sideBySide(node, [partner, second], scenario, sideOptions, () => (firstId += 10_000_000)));
+        }
+        for (const mode of options.baselineSide ? ['embedded', 'Redis + Kafka'] : []) {
+          const pair = [`gateway, ${mode}`, `baseline build, ${mode}`].map((name) => chosen.find((t) => t.name === name));
+          if (!pair[0] || !pair[1]) continue;
+          sideRows.push(await sideBySide(node, [pair[0], pair[1]], scenario, { ...options, rounds: options.sideRounds }, () => (firstId += 10_000_000)));
         }
       }
     }
