@@ -17,6 +17,9 @@ const GOALS = {
   /** The delivery log's cost against the same target with DELIVERY_LOG_MAX=0, side by side (issue 23): see deliveryLogCostLine. */
   deliveryLogCost: 0.05,
   producePer1000: 20,
+  /** CPU per request of the server process over the reference's, median of the paired rounds (issue 38). */
+  embeddedCpuOverFloor: 1.8,
+  productionCpuOverNaive: 0.7,
 };
 
 const major = (node: string) => node.replace(/^node /, '').split('.')[0];
@@ -39,18 +42,23 @@ export function goalLines(rows: Row[], sideBySide: SideBySide[] = []): string[] 
       const p99 = `- ${node}: Redis + Kafka p99 ${production.p99} ms, naive receiver ${naive.p99} ms`;
       lines.push(GOALS.p99NoWorse[major(node)] ? `${p99} (goal: no worse): ${mark(production.p99 <= naive.p99)}` : p99);
     }
+    if (production && naive) lines.push(`- ${node}: ${cpuRatioLine('Redis + Kafka', production, 'the naive receiver', naive, GOALS.productionCpuOverNaive)}`);
     if (embedded && floor && floor.rps > 0) {
       const ratio = embedded.rps / floor.rps;
-      lines.push(`- ${node}: embedded ${ratio.toFixed(2)}× the floor (goal ≥ ${GOALS.embeddedOverFloor}×): ${mark(ratio >= GOALS.embeddedOverFloor)}`);
+      lines.push(`- ${node}: embedded ${ratio.toFixed(2)}× the floor (goal ≥ ${GOALS.embeddedOverFloor}×): ${mark(ratio >= GOALS.embeddedOverFloor)}; p99 ${embedded.p99} ms, floor ${floor.p99} ms`);
     }
+    if (embedded && floor) lines.push(`- ${node}: ${cpuRatioLine('embedded', embedded, 'the floor', floor, GOALS.embeddedCpuOverFloor)}`);
     if (production?.producePer1000 !== undefined) {
       lines.push(
         `- ${node}: ${production.producePer1000} Produce requests per 1000 records (goal ≤ ${GOALS.producePer1000}; naive receiver ${naive?.producePer1000 ?? '?'}): ${mark(production.producePer1000 <= GOALS.producePer1000)}`,
       );
     }
     for (const [mode, withLog] of [['embedded', embedded], ['Redis + Kafka', production]] as const) {
-      const logCost = sideBySide.find((result) => result.node === node && result.names[0] === `gateway, ${mode}`);
+      const beside = (second: string) => sideBySide.find((result) => result.node === node && result.names[0] === `gateway, ${mode}` && result.names[1].startsWith(second));
+      const logCost = beside(`gateway, ${mode}, DELIVERY_LOG_MAX=0`) ?? beside(`gateway, ${mode} (A/A copy)`);
       if (logCost) lines.push(`- ${node}: ${deliveryLogCostLine(mode, logCost)}`);
+      const baselineBeside = beside(`baseline build, ${mode}`);
+      if (baselineBeside) lines.push(`- ${node}: ${baselineSideLine(mode, baselineBeside)}`);
       const baseline = find(`baseline build, ${mode}`);
       if (withLog && baseline) lines.push(`- ${node}: ${baselineLine(mode, withLog, baseline)}`);
     }
@@ -62,6 +70,29 @@ export function goalLines(rows: Row[], sideBySide: SideBySide[] = []): string[] 
     }
   }
   return lines.length > 0 ? [`## Goals (scenario "${HEADLINE}")`, '', ...lines, ''] : [];
+}
+
+/**
+ * CPU per request of the server process against a reference's (issue 38): round i of each ran
+ * next to the other, so each pair shares the machine's load of that moment; the median of the
+ * pairs' ratios is judged. The thread groups' ratios (main thread, V8's workers) are shown beside
+ * it, and the target's own ms per 1000 requests by group, median round.
+ */
+export function cpuRatioLine(mode: string, row: Row, referenceName: string, reference: Row, goal: number): string {
+  const pairs = pairedRounds(row, reference);
+  const ratioOf = (pick: (round: Round) => number) => pairs.map(([x, y]) => (pick(y) > 0 ? pick(x) / pick(y) : Infinity));
+  const total = ratioOf((round) => round.cpuMsPer1000);
+  const mainThread = ratioOf((round) => round.threads?.main ?? 0);
+  const ratio = median(total);
+  const fixed = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ');
+  const t = row.threads;
+  const r = reference.threads;
+  return (
+    `${mode}: CPU per request ${ratio.toFixed(2)}× ${referenceName}'s (median of ${total.length} paired rounds: ${fixed(total)}; goal ≤ ${goal}×): ${mark(ratio <= goal)}; ` +
+    `main thread alone ${median(mainThread).toFixed(2)}× (${fixed(mainThread)}); ` +
+    `ms per 1000 requests ${row.cpuMsPer1000} (main ${t.main}, V8 workers ${t.v8}, libuv pool ${t.pool}, other ${t.other}) against ${reference.cpuMsPer1000} ` +
+    `(main ${r.main}, V8 workers ${r.v8}, libuv pool ${r.pool}, other ${r.other})`
+  );
 }
 
 /**
@@ -128,6 +159,15 @@ export function baselineLine(mode: string, current: Row, baseline: Row): string 
   );
 }
 
+/** This build against the baseline build, both driven at the same time (--baseline-side): the medians of the rounds' changes. */
+export function baselineSideLine(mode: string, result: SideBySide): string {
+  const { rps, cpu } = relativeChanges(result.rounds);
+  return (
+    `${mode} against the baseline build, side by side: ${signed(median(rps))} req/s (median of ${rps.length} rounds: ${rps.map(signed).join(', ')}), ` +
+    `${signed(median(cpu))} CPU per request (${cpu.map(signed).join(', ')})`
+  );
+}
+
 /** Each paired round's change of `a` against `b`, and the larger of their rounds' spreads. */
 function pairedChanges(a: Row, b: Row): { rps: number[]; cpu: number[]; noise: number } {
   return { ...relativeChanges(pairedRounds(a, b)), noise: Math.max(roundSpread(a), roundSpread(b)) };
@@ -143,11 +183,11 @@ function relativeChanges(pairs: Array<[Round, Round]>): { rps: number[]; cpu: nu
 
 const signed = (share: number) => `${share >= 0 ? '+' : ''}${percent(share)}`;
 
-type Round = { rps: number; cpuMsPer1000: number };
+type Round = { rps: number; cpuMsPer1000: number; threads?: { main: number } };
 
 /** Round i of one target beside round i of the other (a single round: the rows themselves). */
 function pairedRounds(a: Row, b: Row): Array<[Round, Round]> {
-  if (!a.rounds || !b.rounds || a.rounds.length !== b.rounds.length) return [[a, b]];
+  if (!a.rounds || !b.rounds || a.rounds.length !== b.rounds.length || a.rounds.length === 0) return [[a, b]];
   return a.rounds.map((round, i) => [round, b.rounds![i]]);
 }
 

@@ -2,7 +2,7 @@
 // are wanted, the naive receiver and the gateway in production mode), side by side in one run,
 // on Node 20 and Node 24. Prints one markdown table and writes bench/results/latest.md.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKafkaMock } from '../test/helpers/kafka-mock';
 import { fileTargets, startFileStore } from './files';
@@ -11,7 +11,8 @@ import { goalLines, bodySizeLines, HEADLINE, LINGER_TRADE_OFF_MS } from './goals
 import { idleConnectionRows, idleConnectionTable, type IdleRow } from './idle-connections';
 import { measureMemory, memoryTable, type MemoryRow } from './memory';
 import { nodeBinaries, type NodeBinary } from './node-binaries';
-import { cpuMsPer1000Since, cpuTimeMs, machineCpuMs, machineUseSince, sampleRss, startServer } from './processes';
+import { machineCpuMs, machineUseSince, sampleRss, startServer } from './processes';
+import { cpuPer1000Since, readProcessCpu, type ThreadGroups } from './thread-cpu';
 import { BENCH_REGISTRY, SCENARIOS, type Scenario } from './scenarios';
 import { sideBySide, sideBySideTable, type SideBySide } from './side-by-side';
 import { deleteBenchKeys, requireRedis, targets, type Target } from './targets';
@@ -25,7 +26,7 @@ interface Options {
   nodes: string[];
   only?: string;
   memory: boolean;
-  /** Rounds of the goals' scenario, targets alternating (every other round in reverse order); each row keeps its best round. */
+  /** Rounds of the goals' scenario, targets alternating (every other round in reverse order); the goals pair round i of one target with round i of another. */
   rounds: number;
   /** Another build's dist/ folder: its gateway runs beside this one (before/after in one run). */
   baseline?: string;
@@ -33,7 +34,9 @@ interface Options {
   sideRounds: number;
   /** A/A check: each twin replaced by a copy of its partner, so the side-by-side lines show the method's own noise. */
   aa: boolean;
-  /** Only the targets whose name contains one of these (comma-separated, or |-separated where a name holds a comma), to keep runs short while iterating. */
+  /** With --baseline: this build and the baseline build also measured at the same time, side by side, in `sideRounds` rounds (few percent told apart on a loaded machine). */
+  baselineSide: boolean;
+  /** Only the targets whose name contains one of these (comma-separated, or |-separated where a name holds a comma; `=name` for that name exactly), to keep runs short while iterating. */
   targets?: string[];
 }
 
@@ -43,13 +46,22 @@ export interface Row extends LoadResult {
   target: string;
   rssMiB: number;
   connections: number;
-  /** CPU time the server used per request: robust where load and server share two cores. Over rounds: the least. */
+  /** CPU time the server process used per request: robust where load and server share two cores. Over rounds: the median. */
   cpuMsPer1000: number;
-  /** Each round's req/s and CPU ms / 1000 requests, where the scenario ran more than one round. */
-  rounds?: Array<{ rps: number; cpuMsPer1000: number }>;
+  /** The same by thread group (main thread, V8's platform workers, libuv's pool, the rest), from the round the total came from. */
+  threads: ThreadGroups;
+  /** Each round's req/s, p99 and CPU ms / 1000 requests (total and by thread group), in the order they ran. */
+  rounds?: Round[];
   producePer1000?: number;
   /** The whole machine during the cell (bench/processes.ts machineUseSince), from the same round as req/s. */
   machine: { msPer1000: number; busyPercent: number };
+}
+
+export interface Round {
+  rps: number;
+  p99: number;
+  cpuMsPer1000: number;
+  threads: ThreadGroups;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -60,10 +72,11 @@ function parseArgs(argv: string[]): Options {
     nodes: (get('nodes') ?? '20,24').split(','),
     only: get('only'),
     memory: !argv.includes('--no-memory'),
-    rounds: Number(get('rounds') ?? 2),
+    rounds: Number(get('rounds') ?? 3),
     baseline: get('baseline'),
     sideRounds: Number(get('side-rounds') ?? 6),
     aa: argv.includes('--aa'),
+    baselineSide: argv.includes('--baseline-side'),
     targets: get('targets')?.split(get('targets')!.includes('|') ? '|' : ','),
   };
 }
@@ -76,43 +89,65 @@ async function measure(node: NodeBinary, target: Target, scenario: Scenario, opt
     const statsPort = server.adminPort ?? server.port;
     const before = await target.produceStats?.(statsPort);
     const rss = sampleRss(server.child.pid!);
-    const cpuBefore = cpuTimeMs(server.child.pid!);
+    const cpuBefore = readProcessCpu(server.child.pid!);
     const machineBefore = machineCpuMs();
     const load = await drive(server.port, scenario, options.seconds, connections, firstId + 1_000_000);
     const machine = machineUseSince(machineBefore, load.ok + load.non2xx);
-    const cpuMsPer1000 = cpuMsPer1000Since(server.child.pid!, cpuBefore, load.ok + load.non2xx);
+    const cpu = cpuPer1000Since(server.child.pid!, cpuBefore, load.ok + load.non2xx);
     const rssMiB = rss.stop();
     const after = await target.produceStats?.(statsPort);
     const records = after && before ? after.records - before.records : 0;
     const producePer1000 = after && before && records > 0 ? Math.round(((after.produceRequests - before.produceRequests) / records) * 1000) : undefined;
-    return { scenario: scenario.name, node: node.label, target: target.name, rssMiB, connections, cpuMsPer1000, producePer1000, machine, ...load };
+    return { scenario: scenario.name, node: node.label, target: target.name, rssMiB, connections, cpuMsPer1000: cpu.total, threads: cpu.groups, producePer1000, machine, ...load };
   } finally {
     await server.stop();
   }
 }
 
-/** A target's rounds as one row: the round with the most req/s, with the least CPU per request of any round. */
+/**
+ * A target's rounds as one row: the round with the most req/s (its p99, RSS, machine share), with
+ * the median round's CPU per request (total and by thread group), and every round kept for the
+ * goals, which pair the targets' rounds.
+ */
 function bestOf(rounds: Row[]): Row {
   const best = rounds.reduce((kept, row) => (row.rps > kept.rps ? row : kept));
-  if (rounds.length === 1) return best;
+  const byCpu = [...rounds].sort((a, b) => a.cpuMsPer1000 - b.cpuMsPer1000);
+  const middle = byCpu[Math.floor((byCpu.length - 1) / 2)];
   return {
     ...best,
-    cpuMsPer1000: Math.min(...rounds.map((row) => row.cpuMsPer1000)),
-    rounds: rounds.map(({ rps, cpuMsPer1000 }) => ({ rps, cpuMsPer1000 })),
+    cpuMsPer1000: middle.cpuMsPer1000,
+    threads: middle.threads,
+    rounds: rounds.map(({ rps, p99, cpuMsPer1000, threads }) => ({ rps, p99, cpuMsPer1000, threads })),
   };
+}
+
+/** Every round of the goals' scenario: req/s, p99 and CPU per request by thread group. */
+function roundsTable(rows: Row[]): string {
+  const lines = [
+    '| node | target | round | req/s | p99 ms | CPU ms / 1000 req | main thread | V8 workers (GC) | libuv pool | other threads |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows.filter((r) => r.scenario === HEADLINE)) {
+    (row.rounds ?? []).forEach((round, i) =>
+      lines.push(
+        `| ${row.node} | ${row.target} | ${i + 1} | ${round.rps} | ${round.p99} | ${round.cpuMsPer1000} | ${round.threads.main} | ${round.threads.v8} | ${round.threads.pool} | ${round.threads.other} |`,
+      ),
+    );
+  }
+  return lines.join('\n');
 }
 
 function table(rows: Row[]): string {
   const header =
-    '| scenario | node | target | conns | req/s | req/s of each round | p50 ms | p99 ms | × floor | × naive | CPU ms / 1000 req | machine CPU ms / 1000 req | machine busy | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
-  const lines = [header, '|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'];
+    '| scenario | node | target | conns | req/s | req/s of each round | p50 ms | p99 ms | × floor | × naive | CPU ms / 1000 req | main / V8 workers / libuv pool / other | machine CPU ms / 1000 req | machine busy | peak RSS MiB | Produce / 1000 records | 2xx | non-2xx | errors |';
+  const lines = [header, '|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|'];
   const ratio = (row: Row, prefix: string) => {
     const base = rows.find((r) => r.scenario === row.scenario && r.node === row.node && r.target.startsWith(prefix));
     return base && base.rps > 0 ? (row.rps / base.rps).toFixed(2) : '';
   };
   for (const row of rows) {
     lines.push(
-      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.connections} | ${row.rps} | ${row.rounds?.map((round) => round.rps).join(', ') ?? ''} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.cpuMsPer1000} | ${row.machine.msPer1000} | ${row.machine.busyPercent}% | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
+      `| ${row.scenario} | ${row.node} | ${row.target} | ${row.connections} | ${row.rps} | ${row.rounds?.map((round) => round.rps).join(', ') ?? ''} | ${row.p50} | ${row.p99} | ${ratio(row, 'floor')} | ${ratio(row, 'naive')} | ${row.cpuMsPer1000} | ${row.threads.main} / ${row.threads.v8} / ${row.threads.pool} / ${row.threads.other} | ${row.machine.msPer1000} | ${row.machine.busyPercent}% | ${row.rssMiB} | ${row.producePer1000 ?? ''} | ${row.ok} | ${row.non2xx} | ${row.errors} |`,
     );
   }
   return lines.join('\n');
@@ -120,6 +155,7 @@ function table(rows: Row[]): string {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
+  const loadAtStart = loadavg();
   const work = mkdtempSync(join(tmpdir(), 'igw-bench-'));
   const rows: Row[] = [];
   const memoryRows: MemoryRow[] = [];
@@ -144,7 +180,7 @@ async function main(): Promise<void> {
         const candidates = scenario.files && fileStore ? fileTargets(work, unlimited, fileStore, ROOT) : targets(work, registryFile, kafka, options.baseline);
         const wanted = candidates
           .filter((t) => !t.headlineOnly || scenario.name === HEADLINE)
-          .filter((t) => !options.targets || options.targets.some((part) => t.name.includes(part)));
+          .filter((t) => !options.targets || options.targets.some((part) => (part.startsWith('=') ? t.name === part.slice(1) : t.name.includes(part))));
         const chosen = wanted.filter((t) => !t.twinOf);
         const rounds = scenario.name === HEADLINE ? options.rounds : 1;
         const measured = new Map<string, Row[]>(chosen.map((target) => [target.name, []]));
@@ -162,6 +198,11 @@ async function main(): Promise<void> {
           const second = options.aa ? { ...partner, name: `${partner.name} (A/A copy)` } : twin;
           const sideOptions = { ...options, rounds: options.sideRounds };
           sideRows.push(await sideBySide(node, [partner, second], scenario, sideOptions, () => (firstId += 10_000_000)));
+        }
+        for (const mode of options.baselineSide ? ['embedded', 'Redis + Kafka'] : []) {
+          const pair = [`gateway, ${mode}`, `baseline build, ${mode}`].map((name) => chosen.find((t) => t.name === name));
+          if (!pair[0] || !pair[1]) continue;
+          sideRows.push(await sideBySide(node, [pair[0], pair[1]], scenario, { ...options, rounds: options.sideRounds }, () => (firstId += 10_000_000)));
         }
       }
     }
@@ -190,11 +231,18 @@ async function main(): Promise<void> {
     '',
     `${options.seconds} s per cell after a 1 s warm-up, on loopback; 2 cores shared by the load generator, the server, Redis and the Kafka mock (librdkafka via kcat, rtt 5 ms, acks=all). ` +
       `Load generator per scenario (wrk -t1 where the requests can be built in Lua, else autocannon): ${generators.join('; ')}. ` +
-      `The goals' scenario runs ${options.rounds} rounds with the targets alternating (every other round in reverse order), and each of its rows is that target's best round (most req/s; CPU per request: the least of its rounds; every round's req/s beside it): one stall of the shared machine does not decide a goal.`,
+      `The goals' scenario runs ${options.rounds} rounds with the targets alternating (every other round in reverse order), and each of its rows is that target's best round (most req/s; CPU per request: the median of its rounds; every round's req/s beside it). ` +
+      `CPU per request is the server process's utime + stime over the load's window (/proc/<pid>/stat) divided by the requests it answered, and by thread group from /proc/<pid>/task/*/stat (bench/thread-cpu.ts). ` +
+      `The CPU goals pair round i of one target with round i of its reference (they ran next to each other) and judge the median of those ratios: one stall of the shared machine does not decide a goal.`,
+    '',
+    `The machine's load average (1, 5, 15 min) at the start: ${loadAtStart.map((x) => x.toFixed(2)).join(', ')}; at the end: ${loadavg().map((x) => x.toFixed(2)).join(', ')} (other processes on the shared cores move req/s; the CPU goals pair rounds run next to each other).`,
     '',
     ...goalLines(rows, sideRows),
     table(rows),
     '',
+    ...(rows.some((row) => row.scenario === HEADLINE && (row.rounds?.length ?? 0) > 0)
+      ? [`## CPU per request of each server process, round by round (scenario "${HEADLINE}"; ms per 1000 requests, by thread group)`, '', roundsTable(rows), '']
+      : []),
     ...(sideRows.length > 0
       ? [
           `## Side by side (${options.sideRounds} rounds, both targets at once on half the connections each)`,
