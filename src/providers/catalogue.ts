@@ -40,9 +40,6 @@ export function isKnownKind(name: string, kind: string): boolean {
   return file.openPrefixes?.some((prefix) => kind.startsWith(prefix)) ?? false;
 }
 
-/** The token presets (the shared secret is the credential itself): they authenticate the sender, not the body. */
-const TOKEN_PRESETS = new Set(['telegram', 'gitlab', 'microsoft-graph']);
-
 /** The catalogue's keys column (contract §10.1 G): what the trigger holds, whatever its options. */
 function keysColumn(provider: Provider): 'secrets' | 'publicKeys' | 'secrets|publicKeys' | 'none' {
   if (!provider.keys || provider.name === 'recipe') return 'secrets';
@@ -53,17 +50,16 @@ function keysColumn(provider: Provider): 'secrets' | 'publicKeys' | 'secrets|pub
 
 /** What a preset authenticates (contract §10.A 8), as the catalogue lists it and `data.provider` publishes it. */
 export function authenticatesOf(provider: Provider): Authenticates {
-  return provider.authenticates ?? (TOKEN_PRESETS.has(provider.name) ? 'sender' : 'body');
+  return provider.authenticates ?? 'body';
 }
 
 /** One row of GET /admin/providers. */
 export function catalogueEntry(provider: Provider) {
   const file = kindsOf(provider.name);
-  const token = TOKEN_PRESETS.has(provider.name);
   return {
     name: provider.name,
     title: provider.title,
-    family: provider.family ?? (token ? 'token' : 'hmac-recipe'),
+    family: provider.family ?? 'hmac-recipe',
     authenticates: authenticatesOf(provider),
     keys: keysColumn(provider),
     // The allow-listed hosts a delivery may make the gateway fetch keys from (contract §10.1 F); most fetch nothing.

@@ -12,6 +12,9 @@ function notifications(body: unknown): unknown[] | undefined {
 export const microsoftGraph: Provider = {
   name: 'microsoft-graph',
   title: 'Microsoft Graph change notifications',
+  /** The secret itself is the credential: it authenticates the sender, not the body (contract §10.A 8). */
+  family: 'token',
+  authenticates: 'sender',
   verifies: 'every value[].clientState equals the secret (the subscription\'s clientState), constant time; Graph signs nothing else',
   deliveryIdSource: 'none from Graph: synthesized from each notification\'s subscriptionId, changeType, resource, resourceData id and @odata.etag, lifecycleEvent',
   deliveryIdFrom: 'signed',

@@ -148,8 +148,8 @@ export interface Provider {
   /** The catalogue's family (absent: hmac-recipe, or token for the token presets). */
   family?: Family;
   /**
-   * What the scheme authenticates, published in `data.provider.authenticates`; absent: `body`,
-   * or `sender` for a token scheme (catalogue.ts `authenticatesOf`).
+   * What the scheme authenticates, published in `data.provider.authenticates`; absent: `body`
+   * (a token scheme declares `sender`).
    */
   authenticates?: Authenticates;
   /** Which keys the trigger holds; absent: 1-2 secrets. */
