@@ -4,7 +4,7 @@
  * which the test kills and starts again on the same port.
  *
  * While Redis is down (docs/operations.md, "Redis: shared state, and behaviour when it is down"):
- * - every request is answered within about the Redis timeout (never a stall);
+ * - every request is answered after at most one Redis timeout (never a stall);
  * - idempotency: IDEMPOTENCY_ON_STORE_ERROR=accept publishes without dedupe (at-least-once, the
  *   event keeps its idempotencyKey); =refuse answers 503 with Retry-After;
  * - rate limits fail open and count it in igw_store_errors_total{store="ratelimit"};
@@ -22,12 +22,17 @@ import { tempDir, writeJson } from '../helpers/tmp';
 
 const ADMIN = 'outage-admin-token-91c4e2';
 /**
- * Per request while Redis is down or frozen. The accepting gateway runs with REDIS_TIMEOUT_MS
- * 400: a request that waited for two Redis timeouts in a row (e.g. registry read, then a rate
- * limit counter) would take over 800 ms, three 1200 ms; one timeout leaves 600 ms of room.
+ * The gateways' Redis timeout, long next to what a busy machine adds to an answer: a request
+ * is checked against "held for at most one timeout" with room for the machine (issue 34).
  */
-const ANSWER_WITHIN_MS = 1000;
-const REDIS_TIMEOUT_MS = '400';
+const REDIS_TIMEOUT_MS = 2500;
+/**
+ * Per request while Redis is down or frozen: less than two Redis timeouts. Timers never fire
+ * early, so a request that waited for two timeouts in a row (e.g. registry read, then a rate
+ * limit counter) cannot be answered sooner than this, however idle the machine; one timeout
+ * leaves a whole timeout of room for a busy one.
+ */
+const ANSWER_WITHIN_MS = 2 * REDIS_TIMEOUT_MS;
 const TRIGGERS = {
   warm: { workflowId: 'wf-warm', workspaceId: 'ws-outage', deployed: true },
   limited: { workflowId: 'wf-limited', workspaceId: 'ws-outage', deployed: true, rateLimit: { limit: 3, windowSeconds: 60 } },
@@ -75,7 +80,7 @@ describe('a gateway whose Redis dies and comes back', () => {
     const triggersFile = writeJson(tmp.dir, 'triggers.json', { triggers: TRIGGERS });
     const env = (eventsDir: string, onStoreError: string) => ({
       REDIS_URL: redis.url,
-      REDIS_TIMEOUT_MS: REDIS_TIMEOUT_MS,
+      REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS),
       REDIS_PREFIX: prefix,
       EVENTS_DIR: eventsDir,
       TRIGGERS_FILE: triggersFile,
@@ -106,7 +111,7 @@ describe('a gateway whose Redis dies and comes back', () => {
     expect((await postWebhook(gateway.url, 'new-window', {}, 'up-new-window')).status).toBe(401);
   });
 
-  it('Redis killed: every request is still answered within the timeout, traffic flows (fail open, at-least-once)', async () => {
+  it('Redis killed: every request is still answered in less than two timeouts, traffic flows (fail open, at-least-once)', async () => {
     const rateLimitErrorsBefore = await metricValue(gateway.adminUrl, 'igw_store_errors_total', { store: 'ratelimit' });
     const idempotencyAcceptedBefore = await metricValue(gateway.adminUrl, 'igw_store_errors_total', {
       store: 'idempotency',
@@ -200,8 +205,8 @@ describe('a gateway whose Redis dies and comes back', () => {
 
   it('Redis restarted on the same port: ready again within seconds, dedupe and rate limits work again', async () => {
     await redis.start();
-    const readyMs = await waitFor(() => ready(gateway), 10_000, 100);
-    await waitFor(() => ready(refusing), 10_000, 100);
+    const readyMs = await waitFor(() => ready(gateway), 30_000, 100);
+    await waitFor(() => ready(refusing), 30_000, 100);
     console.log(`Redis back: /readyz reports it up after ${readyMs} ms`);
 
     // This throw-away Redis keeps nothing across a restart (no persistence): the registry is
@@ -233,7 +238,7 @@ describe('a gateway whose Redis dies and comes back', () => {
 
     const refused = await postWebhook(refusing.url, 'warm', {}, 'back-refusing');
     expect(refused.status).toBe(200);
-  });
+  }, 90_000);
 
   it('Redis frozen (connections open, no answers): each request waits for one Redis timeout at most', async () => {
     // Past the registry cache's 0.8 s, so the first request also reads the registry (and times out).
@@ -258,12 +263,12 @@ describe('a gateway whose Redis dies and comes back', () => {
     );
     for (const ms of frozen) expect(ms).toBeLessThan(ANSWER_WITHIN_MS);
 
-    await waitFor(() => ready(gateway), 10_000, 100);
+    await waitFor(() => ready(gateway), 30_000, 100);
     const first = await postWebhook(gateway.url, 'warm', { thawed: true }, 'thawed-1');
     const second = await postWebhook(gateway.url, 'warm', { thawed: true }, 'thawed-1');
     expect(first.status).toBe(200);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-  });
+  }, 90_000);
 });
 
 describe('a gateway whose Redis is down when it starts', () => {
@@ -283,6 +288,7 @@ describe('a gateway whose Redis is down when it starts', () => {
     const triggersFile = writeJson(tmp.dir, 'triggers.json', { triggers: { warm: TRIGGERS.warm } });
     gateway = await startGateway({
       REDIS_URL: redis.url,
+      REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS),
       REDIS_PREFIX: uniquePrefix('gw-outage-start'),
       EVENTS_DIR: join(tmp.dir, 'events'),
       TRIGGERS_FILE: triggersFile,
@@ -299,7 +305,7 @@ describe('a gateway whose Redis is down when it starts', () => {
     expectServiceUnavailable(early);
 
     await redis.start();
-    const readyMs = await waitFor(() => ready(gateway), 10_000, 100);
+    const readyMs = await waitFor(() => ready(gateway), 30_000, 100);
     console.log(`Redis appeared: /readyz reports it up after ${readyMs} ms`);
     // Reported up means TRIGGERS_FILE is in the registry: its trigger is served at once.
     const late = await postWebhook(gateway.url, 'warm', {}, 'late');
@@ -308,7 +314,7 @@ describe('a gateway whose Redis is down when it starts', () => {
     const replay = await postWebhook(gateway.url, 'warm', {}, 'late');
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(gateway.child.exitCode).toBeNull();
-  });
+  }, 90_000);
 });
 
 function median(values: number[]): number {

@@ -8,8 +8,13 @@ import { RedisConnection } from '../../src/redis/connection';
 import { capturingLogger, uniquePrefix } from '../helpers/redis';
 import { RedisClusterProcess } from '../helpers/redis-cluster';
 
-const TIMEOUT_MS = 300;
-const FAIL_FAST_MS = 1000;
+/**
+ * Long next to what a busy machine adds to a call (issue 34). Timers never fire early, so a
+ * call held or sent again after a timeout takes at least 2 × TIMEOUT_MS, however idle the machine.
+ */
+const TIMEOUT_MS = 2000;
+/** A call on the dead master's keys fails after one timeout at most. */
+const ONE_TIMEOUT_MS = 2 * TIMEOUT_MS;
 
 describe('a Redis Cluster master dies', () => {
   let cluster: RedisClusterProcess;
@@ -43,7 +48,7 @@ describe('a Redis Cluster master dies', () => {
     for (const key of onNode(victim).slice(0, 3)) {
       const started = performance.now();
       await expect(store.claim(key, 'owner-2', 'h', 60_000)).rejects.toThrow();
-      expect(performance.now() - started).toBeLessThan(FAIL_FAST_MS);
+      expect(performance.now() - started).toBeLessThan(ONE_TIMEOUT_MS);
     }
     for (const key of onNode(survivor)) {
       await expect(store.claim(key, 'owner-2', 'h', 60_000)).resolves.toEqual({ state: 'in_flight', sameBody: true });

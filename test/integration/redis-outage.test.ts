@@ -1,7 +1,8 @@
 /**
  * Redis trouble, on a throw-away redis-server of our own (the shared one is never touched):
- * frozen (nothing answers), killed, restarted on the same port. Requests must never wait much
- * longer than the timeout, and everything must work again by itself once Redis is back,
+ * frozen (nothing answers), killed, restarted on the same port. A call on a frozen Redis fails
+ * after one timeout (never two: it is not sent again), on a dead one at once, and everything
+ * must work again by itself once Redis is back,
  * including the rate-limit counters whose script cache was flushed, and rate-limit-redis (the
  * store older releases counted in) whose Lua script load failed.
  */
@@ -17,9 +18,16 @@ import { RedisConnection } from '../../src/redis/connection';
 import { TestClock } from '../helpers/clock';
 import { RedisServerProcess, capturingLogger, freePort, uniquePrefix, waitFor } from '../helpers/redis';
 
-const TIMEOUT_MS = 300;
-/** What "never stalls a request for more than about half a second" allows a single call. */
-const FAIL_FAST_MS = 1000;
+/**
+ * Long next to what a busy machine adds to a call (issue 34), so that the bounds below tell
+ * "waited for a timeout" from "the machine was slow". Timers never fire early: a call that
+ * waited for the timeout took at least TIMEOUT_MS, one that waited for it twice 2 × TIMEOUT_MS.
+ */
+const TIMEOUT_MS = 2000;
+/** A call on a dead or absent Redis fails at once: it never waits for the timeout. */
+const FAIL_FAST_MS = TIMEOUT_MS;
+/** A call on a frozen Redis fails after one timeout, never two. */
+const ONE_TIMEOUT_MS = 2 * TIMEOUT_MS;
 const WINDOW = { windowMs: 60_000 } as Options;
 
 const trigger: StoredTrigger = { workflowId: 'wf-1', workspaceId: 'ws-1', deployed: true, updatedAt: '2025-01-01T00:00:00.000Z' };
@@ -80,7 +88,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
     await expect(registry.triggers.get('warm')).resolves.toEqual(trigger);
   });
 
-  it('a frozen Redis (connection open, no answers): each call fails within the command timeout', async () => {
+  it('a frozen Redis (connection open, no answers): each call fails after one command timeout at most', async () => {
     server.freeze();
     try {
       for (const call of [
@@ -89,15 +97,15 @@ describe('Redis outage: frozen, killed, restarted', () => {
         () => connection.ping(),
       ]) {
         const { ms } = await timedFailure(call);
-        expect(ms).toBeLessThan(FAIL_FAST_MS);
+        expect(ms).toBeLessThan(ONE_TIMEOUT_MS);
       }
       const ping = await timedFailure(() => connection.ping());
       expect(ping.error.message).toMatch(/^redis: /);
     } finally {
       server.thaw();
     }
-    await waitFor(async () => connection.ping().then(() => true, () => false), 10_000, 50);
-  });
+    await waitFor(async () => connection.ping().then(() => true, () => false), 30_000, 50);
+  }, 60_000);
 
   it('a dead Redis: calls fail fast, ping says why, cached registry entries are still served', async () => {
     await expect(registry.triggers.get('warm')).resolves.toEqual(trigger);
@@ -149,7 +157,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
 
   it('Redis restarted on the same port (empty, script cache flushed): everything works again by itself', async () => {
     await server.start();
-    await waitFor(() => connection.isReady, 10_000, 50);
+    await waitFor(() => connection.isReady, 30_000, 50);
     await expect(connection.ping()).resolves.toBeUndefined();
 
     await expect(idempotency.claim('t:p:after', 'a', 'h', 30_000)).resolves.toEqual({ state: 'claimed' });
@@ -191,14 +199,15 @@ describe('RedisConnection to a Redis that is not there', () => {
     const connection = new RedisConnection({ target: `redis://gateway:s3cret-Pa55word@127.0.0.1:${port}/0`, timeoutMs: TIMEOUT_MS }, logs.logger);
     const started = performance.now();
     await connection.start();
-    expect(performance.now() - started).toBeLessThan(FAIL_FAST_MS);
+    // start() waits for the first connection at most one timeout, then goes on without it.
+    expect(performance.now() - started).toBeLessThan(ONE_TIMEOUT_MS);
     expect(connection.isReady).toBe(false);
     await expect(connection.ping()).rejects.toThrow(/^redis: not connected/);
 
     const registry = new RedisRegistry(connection, uniquePrefix('absent'), logs.logger);
     const registryStarted = performance.now();
     await registry.start();
-    expect(performance.now() - registryStarted).toBeLessThan(1500);
+    expect(performance.now() - registryStarted).toBeLessThan(ONE_TIMEOUT_MS);
     await expect(registry.triggers.get('x')).rejects.toThrow(/^redis: /);
     await expect(registry.ping()).rejects.toThrow(/^redis: /);
 

@@ -45,6 +45,13 @@ function trickle(port: number, head: string, piece: string, everyMs: number): Sl
   };
 }
 
+/**
+ * What a busy machine may add to an answer as the test process sees it (issue 34). The bounds
+ * below are the operator's timeouts plus this: far under the half minute that Node's own
+ * checks took before issue 9, and lower bounds are exact (timers never fire early).
+ */
+const BUSY_MACHINE_MS = 4000;
+
 const post = (contentLength: number) =>
   `POST /api/webhooks/trigger/slow HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${contentLength}\r\n\r\n`;
 
@@ -79,7 +86,8 @@ describe('slow senders', () => {
     const answer = await s.answer;
     expect(answer.status).toBe(408);
     expect(JSON.parse(answer.body).error).toMatchObject({ code: 'REQUEST_TIMEOUT', details: { reason: 'body_too_slow' } });
-    expect(answer.ms).toBeLessThan(2500);
+    // Two BODY_MIN_RATE windows of 1 s.
+    expect(answer.ms).toBeLessThan(2 * 1000 + BUSY_MACHINE_MS);
   });
 
   it('a body fast enough for BODY_MIN_RATE but not done within REQUEST_TIMEOUT_MS gets 408 request_timeout', async () => {
@@ -90,7 +98,7 @@ describe('slow senders', () => {
     expect(answer.status).toBe(408);
     expect(JSON.parse(answer.body).error).toMatchObject({ code: 'REQUEST_TIMEOUT', details: { reason: 'request_timeout' } });
     expect(answer.ms).toBeGreaterThanOrEqual(2900);
-    expect(answer.ms).toBeLessThan(5000);
+    expect(answer.ms).toBeLessThan(3000 + BUSY_MACHINE_MS);
   });
 
   it('headers that never end get 408 after HEADERS_TIMEOUT_MS, not after a minute', async () => {
@@ -100,7 +108,7 @@ describe('slow senders', () => {
     const answer = await s.answer;
     expect(answer.status).toBe(408);
     expect(JSON.parse(answer.body).error.details.reason).toBe('request_timeout');
-    expect(answer.ms).toBeLessThan(3000);
+    expect(answer.ms).toBeLessThan(1000 + BUSY_MACHINE_MS);
   });
 
   it('SIGTERM while slow senders trickle: the process exits 0 within the grace', async () => {
@@ -113,10 +121,9 @@ describe('slow senders', () => {
     await Promise.all(slow.map((s) => s.headSent));
     // Connections are accepted in order: once a later one is answered, the slow ones are in.
     expect((await fetch(`${g.url}/healthz`)).status).toBe(200);
-    const signalled = performance.now();
+    // Exit 0 is the drain within SHUTDOWN_GRACE_MS: past it the gateway exits 1 (src/main.ts).
     const code = await g.stop('SIGTERM');
     expect(code).toBe(0);
-    expect(performance.now() - signalled).toBeLessThan(5000);
     // The bodies get their 408 (from the rate check and from the request deadline, which
     // holds while the server drains); the sender still in its headers past HEADERS_TIMEOUT_MS
     // had nothing accepted and is closed.
