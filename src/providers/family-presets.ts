@@ -6,6 +6,7 @@ import { mailgun } from './mailgun';
 import { plaid } from './plaid';
 import type { Provider } from './provider';
 import { vonage } from './vonage';
+import { zohoDesk } from './zoho-desk';
 
 /** The presets of contract §10.1 D that are code (one module each over a family unit). */
-export const FAMILY_PRESETS: readonly Provider[] = [awsSns, googlePubsub, vonage, adyen, mailgun, gong, plaid];
+export const FAMILY_PRESETS: readonly Provider[] = [awsSns, googlePubsub, vonage, adyen, mailgun, gong, plaid, zohoDesk];
