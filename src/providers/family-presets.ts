@@ -2,6 +2,7 @@ import { adyen } from './adyen';
 import { awsSns } from './aws-sns';
 import { gong } from './gong';
 import { googlePubsub } from './google-pubsub';
+import { graphRich } from './graph-rich';
 import { mailgun } from './mailgun';
 import { plaid } from './plaid';
 import type { Provider } from './provider';
@@ -9,4 +10,4 @@ import { vonage } from './vonage';
 import { zohoDesk } from './zoho-desk';
 
 /** The presets of contract §10.1 D that are code (one module each over a family unit). */
-export const FAMILY_PRESETS: readonly Provider[] = [awsSns, googlePubsub, vonage, adyen, mailgun, gong, plaid, zohoDesk];
+export const FAMILY_PRESETS: readonly Provider[] = [awsSns, googlePubsub, vonage, adyen, mailgun, gong, plaid, zohoDesk, graphRich];
