@@ -58,6 +58,7 @@ import gongKinds from './kinds/gong.json';
 import plaidKinds from './kinds/plaid.json';
 import zohoDeskKinds from './kinds/zoho-desk.json';
 import graphRichKinds from './kinds/graph-rich.json';
+import botFrameworkKinds from './kinds/bot-framework.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -120,4 +121,5 @@ export const KINDS_FILES: readonly KindsFile[] = [
   plaidKinds,
   zohoDeskKinds,
   graphRichKinds,
+  botFrameworkKinds,
 ];
