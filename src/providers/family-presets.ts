@@ -2,6 +2,7 @@ import { adyen } from './adyen';
 import { awsSns } from './aws-sns';
 import { botFramework } from './bot-framework';
 import { gong } from './gong';
+import { googleChat } from './google-chat';
 import { googlePubsub } from './google-pubsub';
 import { graphRich } from './graph-rich';
 import { mailgun } from './mailgun';
@@ -11,4 +12,4 @@ import { vonage } from './vonage';
 import { zohoDesk } from './zoho-desk';
 
 /** The presets of contract §10.1 D that are code (one module each over a family unit). */
-export const FAMILY_PRESETS: readonly Provider[] = [awsSns, googlePubsub, vonage, adyen, mailgun, gong, plaid, zohoDesk, graphRich, botFramework];
+export const FAMILY_PRESETS: readonly Provider[] = [awsSns, googlePubsub, vonage, adyen, mailgun, gong, plaid, zohoDesk, graphRich, botFramework, googleChat];

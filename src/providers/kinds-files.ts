@@ -59,6 +59,7 @@ import plaidKinds from './kinds/plaid.json';
 import zohoDeskKinds from './kinds/zoho-desk.json';
 import graphRichKinds from './kinds/graph-rich.json';
 import botFrameworkKinds from './kinds/bot-framework.json';
+import googleChatKinds from './kinds/google-chat.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -122,4 +123,5 @@ export const KINDS_FILES: readonly KindsFile[] = [
   zohoDeskKinds,
   graphRichKinds,
   botFrameworkKinds,
+  googleChatKinds,
 ];
