@@ -56,6 +56,7 @@ import adyenKinds from './kinds/adyen.json';
 import mailgunKinds from './kinds/mailgun.json';
 import gongKinds from './kinds/gong.json';
 import plaidKinds from './kinds/plaid.json';
+import paypalKinds from './kinds/paypal.json';
 import zohoDeskKinds from './kinds/zoho-desk.json';
 import graphRichKinds from './kinds/graph-rich.json';
 import botFrameworkKinds from './kinds/bot-framework.json';
@@ -120,6 +121,7 @@ export const KINDS_FILES: readonly KindsFile[] = [
   mailgunKinds,
   gongKinds,
   plaidKinds,
+  paypalKinds,
   zohoDeskKinds,
   graphRichKinds,
   botFrameworkKinds,
