@@ -1,4 +1,5 @@
 import { adyen } from './adyen';
+import { appleAppStore } from './apple-app-store';
 import { awsSns } from './aws-sns';
 import { botFramework } from './bot-framework';
 import { gong } from './gong';
@@ -13,4 +14,4 @@ import { vonage } from './vonage';
 import { zohoDesk } from './zoho-desk';
 
 /** The presets of contract §10.1 D that are code (one module each over a family unit). */
-export const FAMILY_PRESETS: readonly Provider[] = [awsSns, googlePubsub, vonage, adyen, mailgun, gong, plaid, paypal, zohoDesk, graphRich, botFramework, googleChat];
+export const FAMILY_PRESETS: readonly Provider[] = [awsSns, googlePubsub, vonage, adyen, mailgun, gong, plaid, paypal, appleAppStore, zohoDesk, graphRich, botFramework, googleChat];

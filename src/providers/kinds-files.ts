@@ -57,6 +57,7 @@ import mailgunKinds from './kinds/mailgun.json';
 import gongKinds from './kinds/gong.json';
 import plaidKinds from './kinds/plaid.json';
 import paypalKinds from './kinds/paypal.json';
+import appleAppStoreKinds from './kinds/apple-app-store.json';
 import zohoDeskKinds from './kinds/zoho-desk.json';
 import graphRichKinds from './kinds/graph-rich.json';
 import botFrameworkKinds from './kinds/bot-framework.json';
@@ -122,6 +123,7 @@ export const KINDS_FILES: readonly KindsFile[] = [
   gongKinds,
   plaidKinds,
   paypalKinds,
+  appleAppStoreKinds,
   zohoDeskKinds,
   graphRichKinds,
   botFrameworkKinds,
