@@ -53,6 +53,8 @@ interface OidcPreset {
   published: Record<string, unknown>;
   /** The official verifier, where one ships for Node. */
   officialAccepts?: (token: string) => Promise<boolean>;
+  /** The catalogue's hosts for the preset (contract §10.G). */
+  fetches: string[];
   /** A platform's retry re-sends the same bytes (graph-rich: the token is in the body); the others send a new token. */
   retrySameBytes?: boolean;
 }
@@ -127,6 +129,7 @@ const PRESETS: OidcPreset[] = [
     send: (token) => ({ body: ZOHO_EVENTS, headers: token === undefined ? {} : ({ 'X-ZDesk-JWT': token } as Record<string, string>) }),
     otherSender: { iss: 'orgId:7000000' },
     published: { kind: 'Ticket_Add' },
+    fetches: ['desk.zoho.com', 'desk.zoho.eu', 'desk.zoho.in', 'desk.zoho.com.au', 'desk.zoho.jp', 'desk.zoho.com.cn'],
   },
   {
     name: 'graph-rich',
@@ -138,6 +141,7 @@ const PRESETS: OidcPreset[] = [
     otherSender: { iss: `https://sts.windows.net/${OTHER_TENANT}/`, tid: OTHER_TENANT },
     otherSenderSend: (token) => ({ body: graphCollection(token, OTHER_TENANT), headers: {} }),
     published: { kind: 'created' },
+    fetches: ['login.microsoftonline.com'],
     retrySameBytes: true,
   },
   {
@@ -149,6 +153,7 @@ const PRESETS: OidcPreset[] = [
     send: (token) => ({ body: ACTIVITY, headers: bearer(token) }),
     otherSender: { aud: '00000000-0000-0000-0000-0000000000bb' },
     published: { kind: 'message', deliveryId: 'bf3cc9a2f5de...' },
+    fetches: ['login.botframework.com'],
   },
   {
     name: 'google-chat',
@@ -159,6 +164,7 @@ const PRESETS: OidcPreset[] = [
     send: (token) => ({ body: CHAT_EVENT, headers: bearer(token) }),
     otherSender: { aud: '9876543210' },
     published: { kind: 'MESSAGE' },
+    fetches: ['www.googleapis.com'],
     // Google's sample check for Chat apps: google-auth-library with the account's certificates.
     officialAccepts: async (token) => {
       const key = keysOf['google-chat'];
@@ -236,6 +242,13 @@ describe.each(PRESETS.map((preset) => [preset.name, preset] as const))('%s prese
     expect(res.headers['retry-after']).toBe('2');
     expect(host.accepted()).toBe(0);
     expect(t.sink.records).toHaveLength(0);
+  });
+
+  it('the catalogue lists it: family oidc, authenticates sender, keys none, the hosts it may fetch from, its kinds with sources', async () => {
+    const res = await request(t.admin).get(`/admin/providers/${name}`).set({ Authorization: `Bearer ${ADMIN_TOKEN}` });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ name, family: 'oidc', authenticates: 'sender', keys: 'none', fetches: preset.fetches, eventKinds: expect.arrayContaining([preset.published.kind]) });
+    expect(res.body.data.eventKindsSources.length).toBeGreaterThan(0);
   });
 
   it('options are checked at PUT: 400 naming the path; secrets refused', async () => {

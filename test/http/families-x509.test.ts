@@ -50,6 +50,16 @@ function app(anchored = true) {
 
 const deliveries = (path: string) => request(t.admin).get(`/admin/triggers/${path}/deliveries`).set({ Authorization: `Bearer ${ADMIN_TOKEN}` });
 
+it.each([
+  ['paypal', ['api.paypal.com', 'api-m.paypal.com', 'api.sandbox.paypal.com', 'api-m.sandbox.paypal.com'], 'PAYMENTS.PAYMENT.CREATED'],
+  ['apple-app-store', [], 'CONSUMPTION_REQUEST'],
+])('the catalogue lists %s: family x509, authenticates body, keys none, the hosts it may fetch from, its kinds with sources', async (name, fetches, kind) => {
+  const res = await request(t.admin).get(`/admin/providers/${name}`).set({ Authorization: `Bearer ${ADMIN_TOKEN}` });
+  expect(res.status).toBe(200);
+  expect(res.body.data).toMatchObject({ name, family: 'x509', authenticates: 'body', keys: 'none', fetches, eventKinds: expect.arrayContaining([kind]) });
+  expect(res.body.data.eventKindsSources.length).toBeGreaterThan(0);
+});
+
 describe('paypal preset (RSA-SHA256, certificate by PAYPAL-CERT-URL)', () => {
   // The webhook event of PayPal's PHP SDK sample (sample/notifications/ValidateWebhookEvent.php), trimmed.
   const EVENT = JSON.stringify({
