@@ -166,6 +166,16 @@ describe('paypal preset (RSA-SHA256, certificate by PAYPAL-CERT-URL)', () => {
     expect(t.sink.records).toHaveLength(2);
   });
 
+  it("a certificate host that hangs is 503 key_unavailable with Retry-After (given up on after the 1 s test bound), nothing published", async () => {
+    host.route(CERT_ROUTE, () => undefined); // never answers
+    await registerTrigger(t, 'paypal', { name: 'paypal', options: { webhookId: WEBHOOK_ID } });
+    const res = await post(EVENT, headers());
+    expect(expectError(res, 'SERVICE_UNAVAILABLE').details).toEqual({ reason: 'key_unavailable' });
+    expect(res.headers['retry-after']).toBe('2');
+    expect(host.requests).toEqual([CERT_ROUTE]);
+    expect(t.sink.records).toHaveLength(0);
+  }, 20_000);
+
   it("with the production roots (nothing injected) the test chain is refused 401: the public roots are not weakened", async () => {
     t = app(false);
     await registerTrigger(t, 'paypal', { name: 'paypal', options: options() });
