@@ -50,6 +50,14 @@ export interface KeyFetcherOptions {
   /** Milliseconds; the cache's and the refresh limit's clock. */
   now?: () => number;
   maxEntries?: number;
+  /** Roots the X.509 families chain to; absent: each family's production roots (tests inject their own, as `ca`). */
+  trustAnchors?: TrustAnchors;
+}
+
+/** Per family: PayPal's signing chain (default Node's public roots), Apple's x5c (default Apple Root CA - G3). */
+export interface TrustAnchors {
+  paypal?: readonly X509Certificate[];
+  appleAppStore?: readonly X509Certificate[];
 }
 
 const MAX_ENTRIES = 256;
@@ -86,6 +94,11 @@ export class KeyFetcher {
     this.now = options.now ?? Date.now;
     this.cache = new BoundedCache(options.maxEntries ?? MAX_ENTRIES, this.now);
     this.failedUntil = new BoundedCache(options.maxEntries ?? MAX_ENTRIES, this.now);
+  }
+
+  /** The roots injected for the X.509 families, if any (production: none, each family's default). */
+  get trustAnchors(): TrustAnchors {
+    return this.options.trustAnchors ?? {};
   }
 
   /** A PEM certificate by URL (AWS SNS, PayPal), cached until its notAfter (at most 24 h). */

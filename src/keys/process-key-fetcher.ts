@@ -6,12 +6,12 @@ import { KeyFetcher, type KeyFetcherOptions } from './key-fetcher';
 /**
  * The one key fetcher of a process (contract §10.1 F): KEY_FETCH decides whether it fetches,
  * its outcomes are `igw_provider_key_fetch_total{preset,outcome}` and its cache hits
- * `igw_provider_key_cache_hits_total{preset}`. Tests pass a resolver, dial and CA of their own.
+ * `igw_provider_key_cache_hits_total{preset}`. Tests pass a resolver, dial, CA and trust anchors of their own.
  */
 export function processKeyFetcher(
   config: Pick<Config, 'KEY_FETCH'>,
   metrics: Pick<Metrics, 'providerKeyFetches' | 'providerKeyCacheHits'>,
-  transport: Pick<KeyFetcherOptions, 'resolver' | 'dial' | 'ca' | 'limits'> = {},
+  transport: Pick<KeyFetcherOptions, 'resolver' | 'dial' | 'ca' | 'limits' | 'trustAnchors'> = {},
 ): KeyFetcher {
   return new KeyFetcher({
     enabled: config.KEY_FETCH === 'on',

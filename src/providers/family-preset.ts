@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { KeyFetcher } from '../keys/key-fetcher';
 import type { FamilyFacts } from './families/facts';
 import type { FamilyResult } from './families/result';
-import type { Acknowledgement, Provider, Reply, RequestHead, SignedRequest, SignatureReason } from './provider';
+import type { Acknowledgement, Handshake, Provider, Reply, RequestHead, SignedRequest, SignatureReason } from './provider';
 
 /** One preset of contract §10.1 D: what differs between them; familyPreset fills in the rest. */
 export interface FamilyPresetSpec {
@@ -23,6 +23,10 @@ export interface FamilyPresetSpec {
   /** The kind when the family derives none (a body of another shape that still verified). */
   fallbackKind: string;
   acknowledgement?: Acknowledgement;
+  /** Removes, in place, bearer proofs the sender puts inside the body (Graph's validationTokens): never published. */
+  stripSecrets?(body: unknown): void;
+  /** An unsigned POST handshake (Graph's ?validationToken subscription check). */
+  handshake?: Handshake;
   keyUrlInRequest?: boolean;
   /** The sender posts JSON labelled text/plain (AWS SNS): parsed as JSON once verified. */
   textIsJson?: boolean;
@@ -65,6 +69,8 @@ export function familyPreset(spec: FamilyPresetSpec): Provider {
     kind: () => spec.fallbackKind,
     deliveryId: () => undefined,
     ...(spec.acknowledgement && { acknowledgement: spec.acknowledgement }),
+    ...(spec.handshake && { handshake: spec.handshake }),
+    ...(spec.stripSecrets && { stripSecrets: spec.stripSecrets }),
     ...(spec.keyUrlInRequest && { keyUrlInRequest: true }),
     ...(spec.textIsJson && { textIsJson: true }),
   };

@@ -56,6 +56,12 @@ import adyenKinds from './kinds/adyen.json';
 import mailgunKinds from './kinds/mailgun.json';
 import gongKinds from './kinds/gong.json';
 import plaidKinds from './kinds/plaid.json';
+import paypalKinds from './kinds/paypal.json';
+import appleAppStoreKinds from './kinds/apple-app-store.json';
+import zohoDeskKinds from './kinds/zoho-desk.json';
+import graphRichKinds from './kinds/graph-rich.json';
+import botFrameworkKinds from './kinds/bot-framework.json';
+import googleChatKinds from './kinds/google-chat.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -116,4 +122,10 @@ export const KINDS_FILES: readonly KindsFile[] = [
   mailgunKinds,
   gongKinds,
   plaidKinds,
+  paypalKinds,
+  appleAppStoreKinds,
+  zohoDeskKinds,
+  graphRichKinds,
+  botFrameworkKinds,
+  googleChatKinds,
 ];

@@ -76,7 +76,7 @@ describe('the catalogue (contract §10.1 G)', () => {
     expect(res.status).toBe(200);
     for (const entry of res.body.data) {
       // Only the presets whose keys may be fetched (contract §10.1 F) name hosts; every other fetches nothing.
-      const fetching = ['aws-sns', 'google-pubsub', 'plaid'].includes(entry.name);
+      const fetching = ['aws-sns', 'google-pubsub', 'plaid', 'paypal', 'zoho-desk', 'graph-rich', 'bot-framework', 'google-chat'].includes(entry.name);
       expect(entry).toMatchObject({ family: expect.any(String), authenticates: expect.stringMatching(/^(body|fields|sender)$/), keys: expect.any(String) });
       if (fetching) expect(entry.fetches.length).toBeGreaterThan(0);
       else expect(entry.fetches).toEqual([]);
