@@ -2,7 +2,7 @@ import type { JSONWebKeySet } from 'jose';
 import { z } from 'zod';
 import { BOT_FRAMEWORK_KEYS_URL, verifyBotFramework } from './families/bot-framework';
 import { FAMILY_FACTS } from './families/facts';
-import { familyPreset } from './family-preset';
+import { bearerPresent, familyPreset } from './family-preset';
 import { fixedJwksUrl, pinnedJwks } from './jwks-option';
 
 export const botFrameworkOptions = z.strictObject({
@@ -24,7 +24,7 @@ export const botFramework = familyPreset({
   signatureHeaders: ['authorization'],
   optionsSchema: botFrameworkOptions as unknown as z.ZodType<Record<string, unknown>>,
   fallbackKind: 'activity',
-  precheck: (head) => (/^Bearer \S+$/i.test(String(head.headers.authorization ?? '')) ? undefined : 'signature_missing'),
+  precheck: bearerPresent,
   verifyFamily: (request, keys) => {
     const options = request.options as Options;
     return verifyBotFramework({

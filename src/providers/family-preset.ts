@@ -75,3 +75,8 @@ export function familyPreset(spec: FamilyPresetSpec): Provider {
     ...(spec.textIsJson && { textIsJson: true }),
   };
 }
+
+/** The header precheck of the bearer-token families: an `Authorization: Bearer <token>` is there (its token is checked with the body). */
+export function bearerPresent(head: RequestHead): SignatureReason | undefined {
+  return /^Bearer \S+$/i.test(String(head.headers.authorization ?? '')) ? undefined : 'signature_missing';
+}

@@ -1,6 +1,6 @@
 import { FAMILY_FACTS } from './families/facts';
 import { verifyGong } from './families/gong';
-import { familyPreset } from './family-preset';
+import { bearerPresent, familyPreset } from './family-preset';
 
 /**
  * Gong automation-rule webhooks (contract §10.1 D): a bearer JWT, RS256 with the public key the
@@ -17,7 +17,7 @@ export const gong = familyPreset({
   publicKeyAlgorithm: 'rsa-pkcs1-sha256',
   signatureHeaders: ['authorization'],
   fallbackKind: 'call',
-  precheck: (head) => (/^Bearer \S+$/i.test(String(head.headers.authorization ?? '')) ? undefined : 'signature_missing'),
+  precheck: bearerPresent,
   verifyFamily: (request) =>
     verifyGong({
       authorization: request.headers.authorization,

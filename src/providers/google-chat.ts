@@ -2,7 +2,7 @@ import type { JSONWebKeySet } from 'jose';
 import { z } from 'zod';
 import { FAMILY_FACTS } from './families/facts';
 import { GOOGLE_CHAT_KEYS_URL, verifyGoogleChat } from './families/google-chat';
-import { familyPreset } from './family-preset';
+import { bearerPresent, familyPreset } from './family-preset';
 import { fixedJwksUrl, pinnedJwks } from './jwks-option';
 
 export const googleChatOptions = z.strictObject({
@@ -24,7 +24,7 @@ export const googleChat = familyPreset({
   signatureHeaders: ['authorization'],
   optionsSchema: googleChatOptions as unknown as z.ZodType<Record<string, unknown>>,
   fallbackKind: 'event',
-  precheck: (head) => (/^Bearer \S+$/i.test(String(head.headers.authorization ?? '')) ? undefined : 'signature_missing'),
+  precheck: bearerPresent,
   verifyFamily: (request, keys) => {
     const options = request.options as Options;
     return verifyGoogleChat({

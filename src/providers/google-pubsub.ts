@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FAMILY_FACTS } from './families/facts';
 import { GOOGLE_CERTS_URL, verifyGooglePubsub } from './families/google-pubsub';
 import type { JSONWebKeySet } from 'jose';
-import { familyPreset } from './family-preset';
+import { bearerPresent, familyPreset } from './family-preset';
 
 const rsaJwk = z.looseObject({
   kty: z.literal('RSA'),
@@ -38,7 +38,7 @@ export const googlePubsub = familyPreset({
   fallbackKind: 'message',
   // Without options.audience the token's aud must be the trigger's public URL, which only PUBLIC_BASE_URL fixes (a Host header is the sender's).
   signsUrl: (options) => options.audience === undefined,
-  precheck: (head) => (/^Bearer [^\s]+$/i.test(String(head.headers.authorization ?? '')) ? undefined : 'signature_missing'),
+  precheck: bearerPresent,
   verifyFamily: (request, keys) => {
     const options = request.options as Options;
     return verifyGooglePubsub({
