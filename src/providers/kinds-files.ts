@@ -56,6 +56,7 @@ import adyenKinds from './kinds/adyen.json';
 import mailgunKinds from './kinds/mailgun.json';
 import gongKinds from './kinds/gong.json';
 import plaidKinds from './kinds/plaid.json';
+import xeroKinds from './kinds/xero.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -116,4 +117,5 @@ export const KINDS_FILES: readonly KindsFile[] = [
   mailgunKinds,
   gongKinds,
   plaidKinds,
+  xeroKinds,
 ];
