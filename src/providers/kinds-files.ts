@@ -57,6 +57,7 @@ import mailgunKinds from './kinds/mailgun.json';
 import gongKinds from './kinds/gong.json';
 import plaidKinds from './kinds/plaid.json';
 import xeroKinds from './kinds/xero.json';
+import worldlineKinds from './kinds/worldline.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -118,4 +119,5 @@ export const KINDS_FILES: readonly KindsFile[] = [
   gongKinds,
   plaidKinds,
   xeroKinds,
+  worldlineKinds,
 ];

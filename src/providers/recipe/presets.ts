@@ -5,6 +5,7 @@ import { discordAcknowledgement, discordHandshake, discordOptionsSchema, discord
 import { twitchHandshake } from '../handshakes/twitch';
 import { dropboxHandshake } from '../handshakes/dropbox';
 import { xeroHandshake } from '../handshakes/xero';
+import { worldlineHandshake } from '../handshakes/worldline';
 import { describeDeliveryId, describeVerifies } from './describe';
 import { recipeParts } from './recipe-provider';
 import { recipeSchema, type Recipe } from './schema';
@@ -25,6 +26,7 @@ const EXTENSIONS: Record<string, Extension> = {
   dropbox: { handshake: dropboxHandshake },
   twitch: { handshake: twitchHandshake },
   xero: { handshake: xeroHandshake },
+  worldline: { handshake: worldlineHandshake },
   discord: {
     handshake: discordHandshake,
     optionsSchema: discordOptionsSchema as unknown as z.ZodType<Record<string, unknown>>,

@@ -145,7 +145,7 @@ describe('the shipped presets of recipe families (contract §10.1 C)', () => {
         // §10 presets that were code and are catalogue entries now (contract §10.1: a preset of a recipe family is an entry).
         'shopify', 'intercom', 'pagerduty', 'sentry', 'dropbox',
         // §10.1 D's handshakes that need a preset.
-        'xero',
+        'xero', 'worldline',
       ].sort(),
     );
   });
