@@ -58,6 +58,7 @@ import gongKinds from './kinds/gong.json';
 import plaidKinds from './kinds/plaid.json';
 import xeroKinds from './kinds/xero.json';
 import worldlineKinds from './kinds/worldline.json';
+import fitbitKinds from './kinds/fitbit.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -120,4 +121,5 @@ export const KINDS_FILES: readonly KindsFile[] = [
   plaidKinds,
   xeroKinds,
   worldlineKinds,
+  fitbitKinds,
 ];

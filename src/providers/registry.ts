@@ -1,5 +1,6 @@
 import { asana } from './asana';
 import { dropbox } from './dropbox';
+import { fitbit } from './fitbit';
 import { github } from './github';
 import { gitlab } from './gitlab';
 import { hmac } from './hmac';
@@ -49,6 +50,7 @@ const LISTED: readonly Provider[] = [
   hmac,
   okta,
   asana,
+  fitbit,
   recipe,
 ];
 
