@@ -59,6 +59,7 @@ import plaidKinds from './kinds/plaid.json';
 import xeroKinds from './kinds/xero.json';
 import worldlineKinds from './kinds/worldline.json';
 import fitbitKinds from './kinds/fitbit.json';
+import smartcarKinds from './kinds/smartcar.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -122,4 +123,5 @@ export const KINDS_FILES: readonly KindsFile[] = [
   xeroKinds,
   worldlineKinds,
   fitbitKinds,
+  smartcarKinds,
 ];

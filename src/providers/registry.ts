@@ -15,6 +15,7 @@ import { RECIPE_PRESETS } from './recipe/presets';
 import type { Provider } from './provider';
 import { sentry } from './sentry';
 import { shopify } from './shopify';
+import { smartcar } from './smartcar';
 import { slack } from './slack';
 import { standardWebhooks } from './standard-webhooks';
 import { stripe } from './stripe';
@@ -51,6 +52,7 @@ const LISTED: readonly Provider[] = [
   okta,
   asana,
   fitbit,
+  smartcar,
   recipe,
 ];
 
