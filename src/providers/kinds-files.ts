@@ -60,6 +60,7 @@ import xeroKinds from './kinds/xero.json';
 import worldlineKinds from './kinds/worldline.json';
 import fitbitKinds from './kinds/fitbit.json';
 import smartcarKinds from './kinds/smartcar.json';
+import stravaKinds from './kinds/strava.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -124,4 +125,5 @@ export const KINDS_FILES: readonly KindsFile[] = [
   worldlineKinds,
   fitbitKinds,
   smartcarKinds,
+  stravaKinds,
 ];

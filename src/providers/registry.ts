@@ -18,6 +18,7 @@ import { shopify } from './shopify';
 import { smartcar } from './smartcar';
 import { slack } from './slack';
 import { standardWebhooks } from './standard-webhooks';
+import { strava } from './strava';
 import { stripe } from './stripe';
 import { telegram } from './telegram';
 import { twilio } from './twilio';
@@ -53,6 +54,7 @@ const LISTED: readonly Provider[] = [
   asana,
   fitbit,
   smartcar,
+  strava,
   recipe,
 ];
 
