@@ -61,6 +61,7 @@ import worldlineKinds from './kinds/worldline.json';
 import fitbitKinds from './kinds/fitbit.json';
 import smartcarKinds from './kinds/smartcar.json';
 import stravaKinds from './kinds/strava.json';
+import mondayKinds from './kinds/monday.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -126,4 +127,5 @@ export const KINDS_FILES: readonly KindsFile[] = [
   fitbitKinds,
   smartcarKinds,
   stravaKinds,
+  mondayKinds,
 ];

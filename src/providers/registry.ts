@@ -8,6 +8,7 @@ import { intercom } from './intercom';
 import { linear } from './linear';
 import { meta } from './meta';
 import { microsoftGraph } from './microsoft-graph';
+import { monday } from './monday';
 import { okta } from './okta';
 import { pagerduty } from './pagerduty';
 import { recipe } from './recipe/recipe-provider';
@@ -55,6 +56,7 @@ const LISTED: readonly Provider[] = [
   fitbit,
   smartcar,
   strava,
+  monday,
   recipe,
 ];
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { idText, joinKind, text } from './body';
-import type { Provider, RequestHead, VerifyResult } from './provider';
-import { equalToken } from './schemes/signing';
+import type { Provider } from './provider';
+import { urlToken, urlTokenPrecheck } from './schemes/url-token';
 import { secretMatches } from '../security';
 
 const optionsSchema = z.strictObject({ verifyToken: z.string().min(1).max(256) });
@@ -10,23 +10,10 @@ const optionsSchema = z.strictObject({ verifyToken: z.string().min(1).max(256) }
 const CHALLENGE = /^[A-Za-z0-9_.-]{1,256}$/;
 
 /**
- * Strava signs nothing. The defence is a token in the callback URL the operator registers,
- * `<trigger URL>?token=<secret>`: checked on the subscription GET and on every event, never
- * published (a credential name). It authenticates the sender, not the body.
- */
-function urlToken(head: Pick<RequestHead, 'query' | 'secrets'>): VerifyResult {
-  const presented = head.query.token;
-  if (presented === undefined || presented === '') return { ok: false, reason: 'signature_missing' };
-  if (typeof presented !== 'string') return { ok: false, reason: 'signature_invalid' };
-  let matched: string | undefined;
-  for (const secret of head.secrets) if (secret !== '' && equalToken(presented, secret) && matched === undefined) matched = secret;
-  return matched === undefined ? { ok: false, reason: 'signature_invalid' } : { ok: true, secret: matched };
-}
-
-/**
  * Strava webhook events (Subscriptions API): the subscription check is
  * GET ?hub.mode=subscribe&hub.challenge=…&hub.verify_token=…, answered `{"hub.challenge"}`
- * when the verify token equals options.verifyToken (403 otherwise); events are unsigned POSTs.
+ * when the verify token equals options.verifyToken (403 otherwise); events are unsigned POSTs,
+ * so the callback URL carries the trigger's token (src/providers/schemes/url-token.ts).
  */
 export const strava: Provider = {
   name: 'strava',
@@ -37,10 +24,7 @@ export const strava: Provider = {
   authenticates: 'sender',
   optionsSchema: optionsSchema as unknown as z.ZodType<Record<string, unknown>>,
   signatureHeaders: () => [],
-  precheck: (head) => {
-    const result = urlToken(head);
-    return result.ok ? undefined : result.reason;
-  },
+  precheck: urlTokenPrecheck,
   verify: (request) => urlToken(request),
   handshake: {
     method: 'GET',
