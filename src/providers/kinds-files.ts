@@ -62,6 +62,7 @@ import fitbitKinds from './kinds/fitbit.json';
 import smartcarKinds from './kinds/smartcar.json';
 import stravaKinds from './kinds/strava.json';
 import mondayKinds from './kinds/monday.json';
+import ebayKinds from './kinds/ebay.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -128,4 +129,5 @@ export const KINDS_FILES: readonly KindsFile[] = [
   smartcarKinds,
   stravaKinds,
   mondayKinds,
+  ebayKinds,
 ];

@@ -1,5 +1,6 @@
 import { asana } from './asana';
 import { dropbox } from './dropbox';
+import { ebay } from './ebay';
 import { fitbit } from './fitbit';
 import { github } from './github';
 import { gitlab } from './gitlab';
@@ -57,6 +58,7 @@ const LISTED: readonly Provider[] = [
   smartcar,
   strava,
   monday,
+  ebay,
   recipe,
 ];
 
