@@ -62,6 +62,13 @@ import zohoDeskKinds from './kinds/zoho-desk.json';
 import graphRichKinds from './kinds/graph-rich.json';
 import botFrameworkKinds from './kinds/bot-framework.json';
 import googleChatKinds from './kinds/google-chat.json';
+import xeroKinds from './kinds/xero.json';
+import worldlineKinds from './kinds/worldline.json';
+import fitbitKinds from './kinds/fitbit.json';
+import smartcarKinds from './kinds/smartcar.json';
+import stravaKinds from './kinds/strava.json';
+import mondayKinds from './kinds/monday.json';
+import ebayKinds from './kinds/ebay.json';
 
 /** Every kinds file shipped (contract §10: the kinds each provider documents, with their sources), in the registry's order. */
 export const KINDS_FILES: readonly KindsFile[] = [
@@ -128,4 +135,11 @@ export const KINDS_FILES: readonly KindsFile[] = [
   graphRichKinds,
   botFrameworkKinds,
   googleChatKinds,
+  xeroKinds,
+  worldlineKinds,
+  fitbitKinds,
+  smartcarKinds,
+  stravaKinds,
+  mondayKinds,
+  ebayKinds,
 ];

@@ -1,5 +1,7 @@
 import { asana } from './asana';
 import { dropbox } from './dropbox';
+import { ebay } from './ebay';
+import { fitbit } from './fitbit';
 import { github } from './github';
 import { gitlab } from './gitlab';
 import { hmac } from './hmac';
@@ -7,6 +9,7 @@ import { intercom } from './intercom';
 import { linear } from './linear';
 import { meta } from './meta';
 import { microsoftGraph } from './microsoft-graph';
+import { monday } from './monday';
 import { okta } from './okta';
 import { pagerduty } from './pagerduty';
 import { recipe } from './recipe/recipe-provider';
@@ -14,8 +17,10 @@ import { RECIPE_PRESETS } from './recipe/presets';
 import type { Provider } from './provider';
 import { sentry } from './sentry';
 import { shopify } from './shopify';
+import { smartcar } from './smartcar';
 import { slack } from './slack';
 import { standardWebhooks } from './standard-webhooks';
+import { strava } from './strava';
 import { stripe } from './stripe';
 import { telegram } from './telegram';
 import { twilio } from './twilio';
@@ -49,6 +54,11 @@ const LISTED: readonly Provider[] = [
   hmac,
   okta,
   asana,
+  fitbit,
+  smartcar,
+  strava,
+  monday,
+  ebay,
   recipe,
 ];
 

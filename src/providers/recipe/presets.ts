@@ -4,6 +4,8 @@ import type { Acknowledgement, Family, Handshake, Provider } from '../provider';
 import { discordAcknowledgement, discordHandshake, discordOptionsSchema, discordRecipe } from '../handshakes/discord';
 import { twitchHandshake } from '../handshakes/twitch';
 import { dropboxHandshake } from '../handshakes/dropbox';
+import { xeroHandshake } from '../handshakes/xero';
+import { worldlineHandshake } from '../handshakes/worldline';
 import { describeDeliveryId, describeVerifies } from './describe';
 import { recipeParts } from './recipe-provider';
 import { recipeSchema, type Recipe } from './schema';
@@ -23,6 +25,8 @@ interface Extension {
 const EXTENSIONS: Record<string, Extension> = {
   dropbox: { handshake: dropboxHandshake },
   twitch: { handshake: twitchHandshake },
+  xero: { handshake: xeroHandshake },
+  worldline: { handshake: worldlineHandshake },
   discord: {
     handshake: discordHandshake,
     optionsSchema: discordOptionsSchema as unknown as z.ZodType<Record<string, unknown>>,

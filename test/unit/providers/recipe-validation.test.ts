@@ -144,6 +144,8 @@ describe('the shipped presets of recipe families (contract §10.1 C)', () => {
         'teams-outgoing', 'discord', 'telnyx', 'sendgrid',
         // §10 presets that were code and are catalogue entries now (contract §10.1: a preset of a recipe family is an entry).
         'shopify', 'intercom', 'pagerduty', 'sentry', 'dropbox',
+        // §10.1 D's handshakes that need a preset.
+        'xero', 'worldline',
       ].sort(),
     );
   });
