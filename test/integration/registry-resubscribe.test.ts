@@ -67,7 +67,8 @@ describe('registry subscription across a dropped Redis connection', () => {
   it('subscribes again after a reconnect: a change through A reaches B by pub/sub alone', async () => {
     const a = await startRegistry(REDIS_TEST_URL);
     const b = await startRegistry(proxy.url(), PUBSUB_ONLY);
-    expect(await subscribers()).toBe(2);
+    // start() resolves after 1 s at the latest, subscribed or not: on a busy machine B's SUBSCRIBE may still be on its way.
+    await waitFor(async () => (await subscribers()) === 2, 10_000);
 
     proxy.cutConnections();
     await waitFor(async () => (await subscribers()) === 1, 5_000);
@@ -81,7 +82,7 @@ describe('registry subscription across a dropped Redis connection', () => {
 
   it('a SUBSCRIBE left unanswered until the socket timeout is sent again on the next connection', async () => {
     const b = await startRegistry(proxy.url(), PUBSUB_ONLY);
-    expect(await subscribers()).toBe(1);
+    await waitFor(async () => (await subscribers()) === 1, 10_000);
     const subscriber = b.connection.subscriber();
     proxy.holdFrom((args) => args[0].toUpperCase() === 'SUBSCRIBE');
     proxy.cutConnections();
