@@ -14,6 +14,7 @@ import type { Lifecycle } from './lifecycle';
 import type { Logger } from './observability/logger';
 import { registerDependencyMetrics } from './observability/dependencies';
 import { createMetrics, type Metrics } from './observability/metrics';
+import { CHANNEL_FOREIGN_METRICS } from './providers/channels';
 import { MicroBatcher, type BatcherOptions } from './publish/batcher';
 import { FileSink, type FileSinkSettings } from './publish/file';
 import { KafkaSink, type KafkaSettings } from './publish/kafka';
@@ -55,7 +56,7 @@ interface Adapters {
 }
 
 /** The one place where embedded or production adapters are picked. */
-export function createContainer(config: Config, logger: Logger, metrics = createMetrics(), tracing = createTracing(tracingSettings(config), logger)): Container {
+export function createContainer(config: Config, logger: Logger, metrics = createMetrics(CHANNEL_FOREIGN_METRICS), tracing = createTracing(tracingSettings(config), logger)): Container {
   const adapters = pickAdapters(config, logger, metrics, tracing);
   const files = fileStoreFor(fileStoreSettings(config), logger, metrics);
   if (files) adapters.checks.push({ name: files.name, ping: () => files.ping() });

@@ -205,7 +205,7 @@ function reportSkipped(deps: IngestDeps, delivery: ChatDelivery): void {
   for (const [reason, count] of Object.entries(skipped)) {
     if (count > 0) deps.metrics.chatItemsSkipped.inc({ provider, reason }, count);
   }
-  if (provider === 'whatsapp' && mapping.foreign > 0) deps.metrics.foreignChanges.inc(mapping.foreign);
+  if (mapping.foreign > 0) deps.metrics.foreignByChannel.get(provider)?.inc(mapping.foreign);
   if (skipped.invalid + skipped.foreign === 0) return;
   // Where and what, never the content (it may hold personal data).
   deps.logger.warn(

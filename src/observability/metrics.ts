@@ -8,8 +8,18 @@ export interface GaugeSources {
   bodyBytesMax: number;
 }
 
-/** All metrics of one process, on their own registry (tests create several apps per process). */
-export function createMetrics() {
+/** A channel's own counter of items addressed to another number or account (its module declares it). */
+export interface ChannelForeignMetric {
+  channel: string;
+  name: string;
+  help: string;
+}
+
+/**
+ * All metrics of one process, on their own registry (tests create several apps per process).
+ * `channelMetrics`: the counters the channel modules declare (src/providers/channels.ts).
+ */
+export function createMetrics(channelMetrics: readonly ChannelForeignMetric[] = []) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const sources: Partial<GaugeSources> = {};
@@ -96,11 +106,8 @@ export function createMetrics() {
       labelNames: ['preset'] as const,
       registers: [registry],
     }),
-    foreignChanges: new Counter({
-      name: 'igw_whatsapp_foreign_changes_total',
-      help: 'WhatsApp changes for a phone number id that is not the channel\'s, not published',
-      registers: [registry],
-    }),
+    /** By channel name: items for another number or account, where the channel's module declares a counter of its own. */
+    foreignByChannel: new Map(channelMetrics.map(({ channel, name, help }) => [channel, new Counter({ name, help, registers: [registry] })])),
     deliveryLogLost: new Counter({
       name: 'igw_delivery_log_lost_total',
       help: 'Delivery log entries that could not be written (Redis failed); the requests were served',

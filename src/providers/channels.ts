@@ -1,3 +1,4 @@
+import type { ChannelForeignMetric } from '../observability/metrics';
 import type { ChatSide, Provider } from './provider';
 import { PROVIDERS } from './registry';
 
@@ -22,3 +23,8 @@ export function chatSenders(providers: readonly Provider[]): ChatSender[] {
 export function chatSenderOf(channel: string): ChatSender | undefined {
   return CHAT_SENDERS.find((sender) => sender.chat.channel === channel);
 }
+
+/** The counters the channel modules declare for items addressed to someone else (createMetrics takes them). */
+export const CHANNEL_FOREIGN_METRICS: readonly ChannelForeignMetric[] = CHAT_SENDERS.flatMap(({ chat }) =>
+  chat.foreignMetric ? [{ channel: chat.channel, ...chat.foreignMetric }] : [],
+);

@@ -104,6 +104,8 @@ export interface ChatSide {
   credentials(channel: StoredChannel): { secrets: string[]; options: Record<string, unknown>; identity?: string };
   /** The setting that limits this channel's body (default MAX_BODY_BYTES). */
   bodyLimitSetting?: 'WHATSAPP_MAX_BODY_BYTES';
+  /** A counter of its own for items addressed to another number or account (igw_chat_items_skipped_total counts them too). */
+  foreignMetric?: { name: string; help: string };
   /** The verified raw body, of the preset's `bodyKind` → the payload `map` reads; absent: JSON. Throws a Refusal (400/413). */
   parse?(raw: Buffer, request: { url: string; maxFields: number }): unknown;
   /** Pure: a verified, parsed payload → chat events; throws ChatPayloadError when it is not this sender's at all. */

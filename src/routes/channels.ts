@@ -24,7 +24,7 @@ type ChannelProvider = StoredChannel['provider'];
  */
 export function channelRoutes(deps: AppDeps): Router {
   const router = Router();
-  // One route per sender with a chat side (Meta's is `whatsapp`).
+  // One route per sender with a chat side, under its channel name.
   for (const { chat } of CHAT_SENDERS) router.all(`/api/channels/${chat.channel}/:channelId`, (req, res) => channelRoute(deps, chat.channel, req, res));
   return router;
 }

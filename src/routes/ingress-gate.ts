@@ -21,7 +21,7 @@ import type { Bucket, FailureCheck } from '../ratelimit/limiter';
 const PARSE_ALLOWANCE = 4;
 
 export interface GateTarget {
-  /** What the request opens (`trigger:<path>`, `channel:whatsapp:<id>`, `admin`): a key of failed authentications and of a body budget share. */
+  /** What the request opens (`trigger:<path>`, `channel:<name>:<id>`, `admin`): a key of failed authentications and of a body budget share. */
   target: string;
   /** The tenant: a key of a body budget share. */
   workspaceId?: string;

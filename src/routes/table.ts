@@ -33,7 +33,7 @@ import { ADMIN_AUTH, ADMIN_WRITE, BODY, GATE, JSON_MEMORY, NOT_STORED, PARSE, RE
  * the trigger has neither; a channel's route names its module's scheme (`chat.api.security`).
  */
 export type Security = 'none' | 'adminToken' | 'triggerTokenOrProvider' | ChannelScheme;
-/** A channel's security scheme, as its module names it (`whatsappSignature`). */
+/** A channel's security scheme, as its module names it. */
 export type ChannelScheme = string & {};
 
 export interface RouteSpec {

@@ -8,6 +8,7 @@ import { MemoryIdempotencyStore } from '../../src/idempotency/memory';
 import type { IdempotencyStore } from '../../src/idempotency/store';
 import { processKeyFetcher } from '../../src/keys/process-key-fetcher';
 import { BodyBudget } from '../../src/ingest/body-budget';
+import { CHANNEL_FOREIGN_METRICS } from '../../src/providers/channels';
 import { createMetrics } from '../../src/observability/metrics';
 import { MicroBatcher } from '../../src/publish/batcher';
 import { createRateLimiter } from '../../src/ratelimit/limiter';
@@ -44,7 +45,7 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
   const config: Config = Object.freeze(configSchema.parse({ ...defaults, PUBLISH_TIMEOUT_MS: '500', ...env }));
   const { logger, logLines } = loggerToLines();
 
-  const metrics = createMetrics();
+  const metrics = createMetrics(CHANNEL_FOREIGN_METRICS);
   const sink = new CaptureSink();
   const registry = new MemoryRegistry();
   const idempotency = options.idempotency ?? new MemoryIdempotencyStore({ maxKeys: config.IDEMPOTENCY_MEMORY_MAX_KEYS, maxBytes: config.IDEMPOTENCY_MEMORY_MAX_BYTES, now: options.clock?.now });

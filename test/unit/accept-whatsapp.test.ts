@@ -9,6 +9,7 @@ import type { ClaimResult } from '../../src/idempotency/store';
 import { CHAT_DEDUPE_WINDOW_MS } from '../../src/ingest/accept-chat';
 import { acceptChannelDelivery } from '../../src/ingest/accept-channel';
 import type { IngestDeps, Publisher } from '../../src/ingest/ports';
+import { CHANNEL_FOREIGN_METRICS } from '../../src/providers/channels';
 import { createMetrics } from '../../src/observability/metrics';
 import { channelGate, channelSender } from '../../src/providers/channel-gate';
 import { PublishError } from '../../src/publish/errors';
@@ -49,7 +50,7 @@ class AckPublisher implements Publisher {
 function makeDeps(publisher: Publisher, env: Record<string, string> = {}, idempotency = new MemoryIdempotencyStore({ maxKeys: 10_000 })) {
   const { logger, logLines } = loggerToLines();
 
-  const deps: IngestDeps = { config: configSchema.parse(env), idempotency, publisher, logger, metrics: createMetrics() };
+  const deps: IngestDeps = { config: configSchema.parse(env), idempotency, publisher, logger, metrics: createMetrics(CHANNEL_FOREIGN_METRICS) };
   return { deps, logLines, idempotency };
 }
 

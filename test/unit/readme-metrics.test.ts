@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerDependencyMetrics } from '../../src/observability/dependencies';
+import { CHANNEL_FOREIGN_METRICS } from '../../src/providers/channels';
 import { createMetrics } from '../../src/observability/metrics';
 
 /** The metrics table lives in the manual, docs/metrics.md. */
@@ -19,7 +20,7 @@ function tableAfter(heading: string): string[][] {
 describe('docs/metrics.md metrics table', () => {
   it('lists exactly the gateway metrics, each with its type, labels and help text', async () => {
     // The metrics of src/observability/metrics.ts, and those the container adds for the dependencies.
-    const { registry } = createMetrics();
+    const { registry } = createMetrics(CHANNEL_FOREIGN_METRICS);
     registerDependencyMetrics(registry, []);
     const metrics = (await registry.getMetricsAsJSON()).filter((metric) => metric.name.startsWith('igw_'));
     const expected = metrics.map((metric) => {

@@ -6,6 +6,7 @@ import { mapWhatsAppPayload } from './whatsapp-map';
 export const whatsappChat: ChatSide = {
   channel: 'whatsapp',
   dedupePrefix: 'wa',
+  foreignMetric: { name: 'igw_whatsapp_foreign_changes_total', help: "WhatsApp changes for a phone number id that is not the channel's, not published" },
   record: whatsAppRecord,
   api: whatsAppApi,
   describes: 'WhatsApp Cloud API webhook body',
