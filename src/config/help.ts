@@ -7,7 +7,7 @@ type SettingName = keyof z.input<typeof configSchema>;
  * One line per setting for `--help` (docs/settings.md says the rest). Typed by the schema's
  * keys: a setting added without its line does not compile.
  */
-export const SETTING_HELP: Record<SettingName, string> = {
+const SETTING_HELP: Record<SettingName, string> = {
   PORT: 'public listener port (0 = any free port)',
   HOST: 'listen address of both listeners',
   ADMIN_PORT: 'admin listener port: /admin, /metrics, /readyz; must differ from PORT',

@@ -6,7 +6,7 @@ import type { Charge, RateLimitShown } from '../ratelimit/limit-info';
 const resetHeaderTime = isoFormatter();
 
 /** The X-RateLimit-* headers of what the limiter shows (none when no bucket's counter answered). */
-export function writeRateLimitHeaders(res: Response, shown: RateLimitShown | undefined): void {
+function writeRateLimitHeaders(res: Response, shown: RateLimitShown | undefined): void {
   if (!shown) return;
   res.setHeader('X-RateLimit-Limit', String(shown.limit));
   res.setHeader('X-RateLimit-Remaining', String(shown.remaining));

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../security';
 import { z } from 'zod';
 import { field, joinKind, text } from './body';
 import type { Provider } from './provider';
@@ -53,5 +53,5 @@ export const asana: Provider = {
     return joinKind(text(body, 'events', '0', 'resource', 'resource_type'), text(body, 'events', '0', 'action'));
   },
   pings: ['heartbeat'],
-  deliveryId: (_headers, _body, raw) => (raw ? `asana:${createHash('sha256').update(raw).digest('hex')}` : undefined),
+  deliveryId: (_headers, _body, raw) => (raw ? `asana:${sha256Hex(raw)}` : undefined),
 };

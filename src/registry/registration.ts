@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
  * (contract §13.1), on every pod, whatever it had cached. It is the first key of the stored
  * JSON, so Redis keeps it in the write script itself (redis-collection.ts), atomic with the put.
  */
-export interface Registered {
+interface Registered {
   registrationId?: string;
 }
 

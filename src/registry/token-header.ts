@@ -30,9 +30,6 @@ const RESERVED = new Map<string, string>([
   ['x-forwarded-host', BEHIND_PROXY],
 ]);
 
-/** The names refused as a trigger's `auth.header`, lower-case. */
-export const RESERVED_TOKEN_HEADERS: readonly string[] = [...RESERVED.keys()];
-
 /** A zod refinement of `auth.header`: 400 at PUT naming the header and what the gateway does with it. */
 export function refuseReservedTokenHeader(name: string, ctx: z.RefinementCtx): void {
   const use = RESERVED.get(name.toLowerCase());

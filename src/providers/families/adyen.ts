@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../security';
 import { anyKeyMatches, hexKey } from './fields-hmac';
 import { isRecord, parseJson, refuse, type FamilyAccepted, type FamilyRefused } from './result';
 
@@ -58,7 +58,7 @@ export function verifyAdyen(input: AdyenInput): AdyenResult {
 /** One item: its own id; several (rare): one id for the batch, derived from all of theirs. */
 function deliveryIdOf(items: AdyenItem[]): string {
   if (items.length === 1) return items[0].deliveryId;
-  return `adyen:${createHash('sha256').update(items.map((item) => item.deliveryId).join('\n')).digest('hex')}`;
+  return `adyen:${sha256Hex(items.map((item) => item.deliveryId).join('\n'))}`;
 }
 
 /** `pspReference:originalReference:…:success`; an absent field is empty, as Adyen's library joins it. */

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, type CryptoKey, type JWTPayload, type KeyObject, type ProtectedHeaderParameters } from 'jose';
-import { sameBytes } from '../../security';
+import { sameBytes, sha256Hex } from '../../security';
 import { refuse, type FamilyRefused, type KeySourceKind } from './result';
 
 export type JwtAlgorithm = 'HS256' | 'RS256' | 'ES256';
@@ -103,6 +102,6 @@ function classify(error: unknown): 'bad_signature' | 'signature_invalid' | 'time
 /** The claim equals the SHA-256 hex of the raw body (either case), in constant time. */
 function bodyMatches(claim: unknown, raw: Buffer): boolean {
   if (typeof claim !== 'string') return false;
-  const expected = Buffer.from(createHash('sha256').update(raw).digest('hex'));
+  const expected = Buffer.from(sha256Hex(raw));
   return sameBytes(Buffer.from(claim.toLowerCase()), expected);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../security';
 import type { IncomingHttpHeaders } from 'node:http';
 import { UNKNOWN_KIND } from '../body';
 import { header } from '../schemes/signing';
@@ -47,11 +47,11 @@ export interface Delivery {
 function idFrom(source: IdSource, delivery: Delivery): string | undefined {
   if ('header' in source) return header(delivery.headers, source.header);
   if ('body' in source) return atPointer(delivery.body, source.body);
-  if ('bodyDigest' in source) return delivery.raw ? source.bodyDigest.prefix + createHash('sha256').update(delivery.raw).digest('hex') : undefined;
+  if ('bodyDigest' in source) return delivery.raw ? source.bodyDigest.prefix + sha256Hex(delivery.raw) : undefined;
   const values = eachValue(delivery.body, source.each);
   if (!values) return undefined;
   // One id per delivery (§5): a batch's ids together, hashed when there are several.
-  return values.length === 1 ? values[0] : `sha256:${createHash('sha256').update(values.join('\n')).digest('hex')}`;
+  return values.length === 1 ? values[0] : `sha256:${sha256Hex(values.join('\n'))}`;
 }
 
 /** The first source that yields an id. */
