@@ -40,6 +40,11 @@ export interface TestAppOptions {
   keyTransport?: Parameters<typeof processKeyFetcher>[2];
 }
 
+/** The key fetcher's resolver when a test gives none: a test must never reach a provider's real key server. */
+async function refuseToResolve(hostname: string): Promise<never> {
+  throw new Error(`test tried to resolve ${hostname}`);
+}
+
 export function testApp(env: Record<string, string> = {}, options: TestAppOptions = {}) {
   const defaults: Record<string, string> = options.withoutAdminToken ? {} : { ADMIN_TOKEN };
   const config: Config = Object.freeze(configSchema.parse({ ...defaults, PUBLISH_TIMEOUT_MS: '500', ...env }));
@@ -61,7 +66,8 @@ export function testApp(env: Record<string, string> = {}, options: TestAppOption
     enforceRateLimits: createRateLimiter({ counters: new StoreCounters(() => new MemoryStore()), onStoreError: () => undefined }),
     checks: [{ name: 'sink', ping: () => sink.ping() }],
     lifecycle: { started: true, draining: false },
-    keyFetcher: processKeyFetcher(config, metrics, options.keyTransport),
+    // Without a test's own transport, no key fetch may leave this machine: resolving a host fails loudly.
+    keyFetcher: processKeyFetcher(config, metrics, options.keyTransport ?? { resolver: refuseToResolve }),
     ...(config.DELIVERY_LOG_MAX > 0 && { deliveryLog: new MemoryDeliveryLog(memoryDeliveryLogSize(config.DELIVERY_LOG_MAX)) }),
   };
   return {

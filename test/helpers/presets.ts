@@ -145,8 +145,11 @@ function gatewayCases(path: string, spec: PresetSpec) {
   });
 
   it('answers the provider\'s redelivery (same id, new signature) 2xx and publishes nothing again, never 409', async () => {
+    // Publish (or replay) the original here, so this case does not depend on the one before it.
+    const original = await deliver(t, path, await spec.sign(spec.body, nowSeconds() - 30));
+    expect(original.status).toBe(ack);
     const before = t.sink.records.length;
-    expect(before).toBe(1);
+    expect(before).toBeGreaterThanOrEqual(1);
     const redelivery = await spec.sign(spec.redeliveryBody ?? spec.body, nowSeconds());
     const res = await deliver(t, path, { ...redelivery, headers: { ...redelivery.headers, ...spec.otherIdHeader } });
     expect(res.status).toBe(ack);

@@ -36,10 +36,11 @@ export interface GatewayProcessOptions {
 }
 
 /** Starts the built gateway (dist/main.js) as a child process on a free port. */
+// KEY_FETCH is off unless the test sets it: no test's request may reach a provider's real key server.
 export async function startGateway(env: Record<string, string>, timeoutMs = 30_000, options: GatewayProcessOptions = {}): Promise<RunningGateway> {
   if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: run `npm run build` (npm test does it first)');
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', ADMIN_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', KEY_FETCH: 'off', ...env },
     stdio: options.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

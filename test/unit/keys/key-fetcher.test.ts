@@ -245,7 +245,7 @@ describe('key fetcher: cache', () => {
     host.route(GOOGLE_ROUTE, (_req, res) => void gate.then(() => res.writeHead(200).end(jwks('k1'))));
     const keys = fetcher();
     const all = Promise.all(Array.from({ length: 20 }, () => keys.jwks({ ...google, kid: 'k1' })));
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await waitUntil(() => host.requests.length === 1, 'the shared request at the stand-in');
     release();
     const results = await all;
     expect(results.every((result) => result.ok)).toBe(true);
