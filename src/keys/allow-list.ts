@@ -18,7 +18,7 @@ export type KeySource =
   | 'plaid';
 
 const SNS_HOST = /^sns\.[a-z]{2}(?:-[a-z]+)+-\d\.amazonaws\.com(?:\.cn)?$/;
-const SNS_PEM_PATH = /^\/[A-Za-z0-9._-]{1,200}\.pem$/;
+const SNS_PEM_PATH = /^\/SimpleNotificationService-[0-9a-f]{32}\.pem$/;
 const TENANT = /^[A-Za-z0-9.-]{1,100}$/;
 const ZOHO_HOSTS = new Set(['desk.zoho.com', 'desk.zoho.eu', 'desk.zoho.in', 'desk.zoho.com.au', 'desk.zoho.jp', 'desk.zoho.com.cn']);
 const PAYPAL_HOSTS = new Set(['api.paypal.com', 'api-m.paypal.com', 'api.sandbox.paypal.com', 'api-m.sandbox.paypal.com']);

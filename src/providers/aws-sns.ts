@@ -19,7 +19,7 @@ const pem = z.string().min(1).max(16_384).refine((text) => {
 }, 'a PEM certificate');
 
 const certificateUrl = z.string().refine((url) => allowedKeyUrl('aws-sns-certificate', url) !== undefined, {
-  message: 'an SNS SigningCertURL: https://sns.<region>.amazonaws.com[.cn]/<name>.pem',
+  message: 'an SNS SigningCertURL: https://sns.<region>.amazonaws.com[.cn]/SimpleNotificationService-<32 hex>.pem',
 });
 
 export const awsSnsOptions = z.strictObject({

@@ -1,8 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { text, UNKNOWN_KIND } from './body';
 import type { Provider } from './provider';
-import { decode, header, hmac, matchAny, refused } from './schemes/signing';
+import { decode, equalToken, header, hmac, matchAny, refused } from './schemes/signing';
 
 const optionsSchema = z.strictObject({ verifyCode: z.string().min(1).max(256) });
 
@@ -13,12 +12,6 @@ function presented(headers: Parameters<Provider['precheck']>[0]['headers']): Buf
   const value = header(headers, SIGNATURE_HEADER);
   const bytes = value === undefined ? undefined : decode(value, 'base64');
   return bytes?.length === SHA1_BYTES ? bytes : undefined;
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 const EMPTY = { 'Content-Type': 'text/plain; charset=utf-8' };
@@ -52,7 +45,7 @@ export const fitbit: Provider = {
       if (code === undefined) return undefined;
       if (typeof code !== 'string' || code.length > 256) return 'invalid';
       const expected = typeof options.verifyCode === 'string' ? options.verifyCode : undefined;
-      if (expected !== undefined && sameText(code, expected)) return { status: 204, headers: {}, body: '' };
+      if (expected !== undefined && equalToken(code, expected)) return { status: 204, headers: {}, body: '' };
       return { status: 404, headers: EMPTY, body: '' };
     },
   },

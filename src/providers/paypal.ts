@@ -4,6 +4,14 @@ import { parseCertificateChain } from '../keys/key-material';
 import { FAMILY_FACTS } from './families/facts';
 import { verifyPaypal } from './families/paypal';
 import { familyPreset } from './family-preset';
+import { timestampProblem } from './schemes/signing';
+
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Seconds since the epoch of an RFC 3339 time; NaN (always out of tolerance) for anything else. */
+function rfc3339Seconds(text: string | undefined): number {
+  return text !== undefined && RFC_3339.test(text) ? Date.parse(text) / 1000 : NaN;
+}
 
 const certificateUrl = z.string().refine((url) => allowedKeyUrl('paypal-certificate', url) !== undefined, {
   message: "a PAYPAL-CERT-URL: https://api[-m][.sandbox].paypal.com/v1/notifications/certs/<name>",
@@ -45,10 +53,15 @@ export const paypal = familyPreset({
   optionsSchema: paypalOptions as unknown as z.ZodType<Record<string, unknown>>,
   fallbackKind: 'event',
   keyUrlInRequest: true,
-  precheck: (head) =>
-    ['paypal-transmission-sig', 'paypal-transmission-id', 'paypal-transmission-time', 'paypal-cert-url'].every((name) => header(head.headers, name))
-      ? undefined
-      : 'signature_missing',
+  precheck: (head) => {
+    if (!['paypal-transmission-sig', 'paypal-transmission-id', 'paypal-transmission-time', 'paypal-cert-url'].every((name) => header(head.headers, name))) {
+      return 'signature_missing';
+    }
+    // The transmission time is checked before the body is read or a certificate fetched.
+    const sent = rfc3339Seconds(header(head.headers, 'paypal-transmission-time'));
+    if (Number.isNaN(sent)) return 'timestamp_out_of_tolerance';
+    return head.toleranceSeconds > 0 ? timestampProblem(sent, head.nowSeconds, head.toleranceSeconds) : undefined;
+  },
   verifyFamily: (request, keys) => {
     const options = request.options as Options;
     const { headers } = request;

@@ -94,6 +94,22 @@ export function requirePublicUrl<T extends { provider?: ProviderInput }>(input: 
   ]);
 }
 
+/**
+ * A bearer `auth` whose header is one the provider signs in (Authorization for google-pubsub,
+ * vonage, okta...) could never pass: refused at PUT naming `auth.header`. Returns the input unchanged.
+ */
+export function refuseAuthOnSignatureHeader<T extends { provider?: ProviderInput; auth?: { header?: string } }>(input: T): T {
+  const provider = input.provider && providerNamed(input.provider.name);
+  if (!input.auth || !input.provider || !provider) return input;
+  const parsed = provider.optionsSchema ? provider.optionsSchema.safeParse(input.provider.options ?? {}) : { success: true as const, data: {} };
+  if (!parsed.success) return input;
+  const header = (input.auth.header ?? 'authorization').toLowerCase();
+  if (!provider.signatureHeaders(parsed.data as Record<string, unknown>).map((name) => name.toLowerCase()).includes(header)) return input;
+  throw new Refusal('invalid_schema', 'the body does not match the schema', [
+    { code: 'custom', path: 'auth.header', message: `${provider.name} signs in ${header}: auth needs another header (auth.header)` },
+  ]);
+}
+
 /** As stored: secrets in plain text (HMAC needs them; the registry encrypts `secrets` at rest), a verify token only as its hash. */
 export interface StoredProvider {
   name: string;

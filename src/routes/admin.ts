@@ -6,7 +6,7 @@ import { contextOf } from '../http/context';
 import { validate } from '../http/validation';
 import { publicChannel, publicTrigger, toStoredChannel, toStoredTrigger } from '../registry/records';
 import type { Collection } from '../registry/registry';
-import { requirePublicUrl } from '../providers/trigger-field';
+import { refuseAuthOnSignatureHeader, requirePublicUrl } from '../providers/trigger-field';
 import { CHANNEL_ID_PATTERN, channelInputSchema, PATH_PATTERN, triggerInputSchema } from '../registry/schemas';
 import { secretMatches, sha256Hex } from '../security';
 import { registryCall } from './lookup';
@@ -45,7 +45,7 @@ export function adminRoutes(deps: AppDeps): Router {
   const baseUrl = (req: Request) => deps.config.PUBLIC_BASE_URL ?? `${req.protocol}://${req.hostname}${publicPort}`;
   resource(router, '/admin/triggers', PATH_PATTERN, deps.registry.triggers, {
     toStored: async (body) => {
-      const input = requirePublicUrl(validate(triggerInputSchema, body), deps.config.PUBLIC_BASE_URL);
+      const input = refuseAuthOnSignatureHeader(requirePublicUrl(validate(triggerInputSchema, body), deps.config.PUBLIC_BASE_URL));
       if (input.schema !== undefined) await admitSchema(input.schema);
       return toStoredTrigger(input);
     },

@@ -166,6 +166,18 @@ describe('paypal preset (RSA-SHA256, certificate by PAYPAL-CERT-URL)', () => {
     expect(t.sink.records).toHaveLength(2);
   });
 
+  it('a stale PAYPAL-TRANSMISSION-TIME is 401 timestamp_out_of_tolerance before any certificate is fetched', async () => {
+    host.route(CERT_ROUTE, (_req, res) => res.writeHead(200, { 'Content-Type': 'application/x-pem-file' }).end(served()));
+    await registerTrigger(t, 'paypal', { name: 'paypal', options: { webhookId: WEBHOOK_ID } });
+    const stale = new Date(Date.now() - 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const transmissionId = 'f938e770-8046-11e6-8103-6b62a8a99ac6';
+    const sig = sign('sha256', Buffer.from(paypalSignedString(transmissionId, stale, WEBHOOK_ID, Buffer.from(EVENT))), paypalChain.leafKey).toString('base64');
+    const sent = { ...headers(EVENT, { 'PAYPAL-TRANSMISSION-ID': transmissionId }), 'PAYPAL-TRANSMISSION-TIME': stale, 'PAYPAL-TRANSMISSION-SIG': sig };
+    expect(expectError(await post(EVENT, sent), 'UNAUTHORIZED').details).toEqual({ reason: 'timestamp_out_of_tolerance' });
+    expect(host.requests).toEqual([]);
+    expect(t.sink.records).toHaveLength(0);
+  });
+
   it("a certificate host that hangs is 503 key_unavailable with Retry-After (given up on after the 1 s test bound), nothing published", async () => {
     host.route(CERT_ROUTE, () => undefined); // never answers
     await registerTrigger(t, 'paypal', { name: 'paypal', options: { webhookId: WEBHOOK_ID } });

@@ -76,6 +76,10 @@ export async function verifyAwsSns(input: AwsSnsInput): Promise<FamilyResult> {
   if (!digest || !BASE64.test(message.Signature)) return refuse('signature_missing');
   const url = message.SigningCertURL;
   if (!allowedKeyUrl('aws-sns-certificate', url)) return refuse('key_url_not_allowed');
+  // Refused before any fetch, so an unsigned sender cannot make the gateway fetch from AWS at will:
+  // a certificate of another region than the topic's, or (when it is not pinned) a topic not listed.
+  if (regionOfTopic(message.TopicArn) !== regionOfCertUrl(url)) return refuse('signature_invalid');
+  if (input.options.certificates?.[url] === undefined && !input.options.topicArns.includes(message.TopicArn)) return refuse('signature_invalid');
   const certificate = await certificateFor(url, input);
   if (!certificate.ok) return certificate;
   const valid = verifySignature(digest, Buffer.from(canonicalString(message)), certificate.value.publicKey, Buffer.from(message.Signature, 'base64'));
@@ -86,6 +90,14 @@ export async function verifyAwsSns(input: AwsSnsInput): Promise<FamilyResult> {
   }
   if (!input.options.topicArns.includes(message.TopicArn)) return { ok: false, reason: 'sender_not_allowed', sender: message.TopicArn };
   return { ok: true, kind: message.Type, deliveryId: message.MessageId, sender: message.TopicArn, keySource: certificate.keySource };
+}
+
+function regionOfTopic(arn: string | undefined): string | undefined {
+  return typeof arn === 'string' ? /^arn:aws(?:-[a-z]+)*:sns:([a-z0-9-]+):/.exec(arn)?.[1] : undefined;
+}
+
+function regionOfCertUrl(url: string): string | undefined {
+  return /^sns\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$/.exec(new URL(url).hostname)?.[1];
 }
 
 async function certificateFor(

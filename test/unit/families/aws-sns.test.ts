@@ -135,6 +135,24 @@ describe('aws-sns (X.509 certificate by URL)', () => {
     expect(await verify(fresh, pinned(), keys(), 300)).toMatchObject({ ok: true });
   });
 
+  test('a topic the trigger does not list, with an unpinned certificate, is signature_invalid before any fetch', async () => {
+    host.route(CERT_ROUTE, (_req, res) => res.writeHead(200).end(aws.cert));
+    const message = signSns({ ...notification(), TopicArn: 'arn:aws:sns:us-west-2:123456789012:OtherTopic' }, aws.key, '2');
+    for (let i = 0; i < 3; i++) {
+      expect(await verify(message, pinned({ certificates: undefined }))).toEqual({ ok: false, reason: 'signature_invalid' });
+    }
+    expect(host.requests).toEqual([]);
+    expect(host.accepted()).toBe(0);
+  });
+
+  test("a certificate URL of another region than the topic's is signature_invalid before any fetch", async () => {
+    host.route(CERT_ROUTE, (_req, res) => res.writeHead(200).end(aws.cert));
+    const message = signSns({ ...notification(), TopicArn: 'arn:aws:sns:eu-west-1:123456789012:MyTopic' }, aws.key, '2');
+    const options = pinned({ certificates: undefined, topicArns: ['arn:aws:sns:eu-west-1:123456789012:MyTopic'] });
+    expect(await verify(message, options)).toEqual({ ok: false, reason: 'signature_invalid' });
+    expect(host.accepted()).toBe(0);
+  });
+
   describe('a SigningCertURL off the allow-list: key_url_not_allowed, nothing fetched', () => {
     let listener: Server;
     let connections = 0;

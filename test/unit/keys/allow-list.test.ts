@@ -2,9 +2,9 @@ import { allowedKeyUrl, type KeySource } from '../../../src/keys/allow-list';
 
 const allowed: Array<[KeySource, string]> = [
   ['aws-sns-certificate', 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-7ff5318490ec183fbaddaa2a969abfda.pem'],
-  ['aws-sns-certificate', 'https://sns.us-gov-west-1.amazonaws.com/SimpleNotificationService-abc.pem'],
-  ['aws-sns-certificate', 'https://sns.cn-north-1.amazonaws.com.cn/SimpleNotificationService-abc.pem'],
-  ['aws-sns-certificate', 'https://sns.eu-west-1.amazonaws.com:443/SimpleNotificationService-abc.pem'],
+  ['aws-sns-certificate', 'https://sns.us-gov-west-1.amazonaws.com/SimpleNotificationService-0123456789abcdef0123456789abcdef.pem'],
+  ['aws-sns-certificate', 'https://sns.cn-north-1.amazonaws.com.cn/SimpleNotificationService-0123456789abcdef0123456789abcdef.pem'],
+  ['aws-sns-certificate', 'https://sns.eu-west-1.amazonaws.com:443/SimpleNotificationService-0123456789abcdef0123456789abcdef.pem'],
   ['aws-sns-subscribe', 'https://sns.us-west-2.amazonaws.com/?Action=ConfirmSubscription&TopicArn=arn:aws:sns:us-west-2:123456789012:MyTopic&Token=2336412f37'],
   ['google-oidc', 'https://www.googleapis.com/oauth2/v3/certs'],
   ['microsoft-identity', 'https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/discovery/v2.0/keys'],
@@ -31,6 +31,8 @@ const refused: Array<[KeySource, string, string]> = [
   ['aws-sns-certificate', 'https://sns.us-east-1.amazonaws.com/a.pem?x=1', 'a query'],
   ['aws-sns-certificate', 'https://sns.us-east-1.amazonaws.com/dir/a.pem', 'a nested path'],
   ['aws-sns-certificate', 'https://sns.us-east-1.amazonaws.com/a.txt', 'not a .pem'],
+  ['aws-sns-certificate', 'https://sns.us-east-1.amazonaws.com/random-name.pem', 'a .pem not named SimpleNotificationService-<32 hex>'],
+  ['aws-sns-certificate', 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-abc.pem', 'a short hex name'],
   ['aws-sns-certificate', 'https://sns.us-east-1.amazonaws.com/a.pem#frag', 'a fragment'],
   ['aws-sns-certificate', 'https://52.94.236.248/a.pem', 'an IPv4 literal'],
   ['aws-sns-certificate', 'https://[::1]/a.pem', 'an IPv6 literal'],

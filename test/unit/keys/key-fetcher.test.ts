@@ -7,8 +7,8 @@ import { makeCa, makeSigningCertificate, PUBLIC_ADDRESS, publicResolver, startKe
 
 const GOOGLE = 'https://www.googleapis.com/oauth2/v3/certs';
 const GOOGLE_ROUTE = 'www.googleapis.com /oauth2/v3/certs';
-const SNS_CERT = 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-abc.pem';
-const SNS_ROUTE = 'sns.us-east-1.amazonaws.com /SimpleNotificationService-abc.pem';
+const SNS_CERT = 'https://sns.us-east-1.amazonaws.com/SimpleNotificationService-0123456789abcdef0123456789abcdef.pem';
+const SNS_ROUTE = 'sns.us-east-1.amazonaws.com /SimpleNotificationService-0123456789abcdef0123456789abcdef.pem';
 const HOUR = 3_600_000;
 
 let tls: TestCa;
