@@ -122,10 +122,9 @@ export class CheckPool {
     });
   }
 
+  /** The gateway's own failure, not the job's: answered busy (503), never a verdict on the sender's input. */
   private failQueue(): void {
-    for (let pending = this.queue.shift(); pending; pending = this.queue.shift()) {
-      pending.resolve({ kind: 'over-budget', problem: 'could not start: its schema worker did not start' });
-    }
+    for (let pending = this.queue.shift(); pending; pending = this.queue.shift()) pending.resolve({ kind: 'busy' });
   }
 
   private onReply(slot: Slot, reply: WorkerReply): void {

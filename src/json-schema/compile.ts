@@ -53,7 +53,11 @@ export function schemaProblem(schema: unknown): string | undefined {
   }
 }
 
-export type CompileProblem = { tooComplex: false; problem: string } | { tooComplex: true; problem: string };
+export type CompileProblem =
+  | { tooComplex: false; problem: string }
+  | { tooComplex: true; problem: string }
+  /** No worker could compile it (all stayed busy, or one did not start): the gateway's failure, 503. */
+  | { busy: true; problem: string };
 
 /**
  * Compiles the schema in a check worker within SCHEMA_BUDGETS.compileMs (the PUT's last step,
@@ -77,7 +81,7 @@ export async function schemaCompileProblem(schema: JsonSchema): Promise<CompileP
     case 'unusable':
       return { tooComplex: false, problem: `not a usable JSON Schema (draft 2020-12): ${outcome.problem}` };
     case 'busy':
-      return { tooComplex: true, problem: 'the schema could not be compiled: every schema worker stayed busy' };
+      return { busy: true, problem: 'every schema worker stayed busy; send it again shortly' };
     case 'over-budget':
       return { tooComplex: true, problem: `compiling the schema ${outcome.problem}` };
   }
