@@ -41,6 +41,7 @@ parentPort!.on('message', (job: WorkerJob) => {
   const reply = (message: WorkerReply) => parentPort!.postMessage(message);
   let compiled = cache.get(job.hash);
   if (!compiled) {
+    if (job.schema === undefined) return reply({ id: job.id, stage: 'missing' });
     if (job.op === 'check') reply({ id: job.id, stage: 'compiling' });
     try {
       compiled = compile(job.schema);
