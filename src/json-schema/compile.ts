@@ -8,8 +8,7 @@ export type { SchemaViolation } from './messages';
 
 /** Contract §13: a trigger's schema is at most 64 KiB of JSON. */
 export const MAX_SCHEMA_BYTES = 64 * 1024;
-/** Contract §13: `details.errors` lists at most 20 violations. */
-export const MAX_SCHEMA_ERRORS = 20;
+export { MAX_SCHEMA_ERRORS } from './messages';
 
 /** Contract §13.1's budgets (docs/trigger-schema.md gives the measurements behind them). */
 export const SCHEMA_BUDGETS = {

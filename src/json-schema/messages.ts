@@ -1,5 +1,8 @@
 /** What the main thread and a schema-check worker say to each other (check-pool.ts, check-worker.ts). */
 
+/** Contract §13: `details.errors` lists at most 20 violations (the worker imports it too). */
+export const MAX_SCHEMA_ERRORS = 20;
+
 export interface SchemaViolation {
   instancePath: string;
   keyword: string;
