@@ -9,7 +9,12 @@ import { schemaViolations, type JsonSchema } from '../json-schema/compile';
 export async function checkInputSchema(input: unknown, schema: JsonSchema | undefined): Promise<void> {
   if (schema === undefined) return;
   const verdict = await schemaViolations(schema, input);
-  if (verdict.busy) throw new Refusal('busy', 'every schema worker is busy; send it again shortly');
+  if (verdict.busy) throw schemaWorkersBusy();
   const { errors } = verdict;
   if (errors.length > 0) throw new Refusal('schema_invalid', "the input does not match the trigger's schema", { errors });
+}
+
+/** 503 `busy`: no schema worker was free within its wait (deliveries and the validate preview). */
+export function schemaWorkersBusy(): Refusal {
+  return new Refusal('busy', 'every schema worker is busy; send it again shortly');
 }

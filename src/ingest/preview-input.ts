@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../config/schema';
 import { schemaViolations, type SchemaViolation } from '../json-schema/compile';
-import { Refusal } from '../outcomes/refusal';
 import type { StoredTrigger } from '../registry/schemas';
 import { applyInputFormat } from './coerce';
+import { schemaWorkersBusy } from './input-schema';
 import { parseBody } from './parse-body';
 
 export interface InputPreview {
@@ -28,7 +28,7 @@ export async function previewInput(config: Config, trigger: StoredTrigger, raw: 
   });
   applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
   const verdict = trigger.schema === undefined ? { busy: false as const, errors: [] } : await schemaViolations(trigger.schema, parsed.input);
-  if (verdict.busy) throw new Refusal('busy', 'every schema worker is busy; send it again shortly');
+  if (verdict.busy) throw schemaWorkersBusy();
   const { errors } = verdict;
   return { valid: errors.length === 0, errors, input: parsed.input };
 }

@@ -25,10 +25,14 @@ const LAZY_COMPILE_SLACK = 3;
 /** A worker loads ajv and compiles the meta-schema before it is ready: well under a second, unless the machine is starved. */
 const START_MS = 10_000;
 
-type Job = WorkerJob extends infer J ? (J extends WorkerJob ? Omit<J, 'id'> : never) : never;
+type Job =
+  | { op: 'compile'; hash: string; schema: Record<string, unknown> }
+  | { op: 'check'; hash: string; schema: Record<string, unknown>; input: string };
 
 interface Pending {
   job: WorkerJob;
+  /** Posted only when the worker answers `missing`: a check goes without it first. */
+  schema: Record<string, unknown>;
   queuedAt: number;
   resolve: (outcome: CheckOutcome) => void;
   first?: SchemaViolation[];
@@ -59,7 +63,9 @@ export class CheckPool {
 
   run(job: Job): Promise<CheckOutcome> {
     return new Promise((resolve) => {
-      this.queue.push({ job: { ...job, id: this.nextId++ } as WorkerJob, queuedAt: Date.now(), resolve });
+      const id = this.nextId++;
+      const posted: WorkerJob = job.op === 'check' ? { id, op: 'check', hash: job.hash, input: job.input } : { ...job, id };
+      this.queue.push({ job: posted, schema: job.schema, queuedAt: Date.now(), resolve });
       this.dispatch();
     });
   }
@@ -122,16 +128,17 @@ export class CheckPool {
     });
   }
 
+  /** The gateway's own failure, not the job's: answered busy (503), never a verdict on the sender's input. */
   private failQueue(): void {
-    for (let pending = this.queue.shift(); pending; pending = this.queue.shift()) {
-      pending.resolve({ kind: 'over-budget', problem: 'could not start: its schema worker did not start' });
-    }
+    for (let pending = this.queue.shift(); pending; pending = this.queue.shift()) pending.resolve({ kind: 'busy' });
   }
 
   private onReply(slot: Slot, reply: WorkerReply): void {
     const running = slot.running;
     if (!running || running.job.id !== reply.id) return;
     switch (reply.stage) {
+      case 'missing':
+        return slot.worker!.postMessage({ ...running.job, schema: running.schema });
       case 'compiling':
         // A schema compiled within its budget at PUT; here it may share a busier CPU: some slack.
         return this.arm(slot, this.limits.compileMs * LAZY_COMPILE_SLACK);

@@ -2,7 +2,7 @@ import { parentPort } from 'node:worker_threads';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import { newAjv } from './ajv';
-import type { SchemaViolation, WorkerJob, WorkerReply } from './messages';
+import { MAX_SCHEMA_ERRORS, type SchemaViolation, type WorkerJob, type WorkerReply } from './messages';
 
 /**
  * A schema-check worker (check-pool.ts starts it): compiles schemas and checks inputs against
@@ -10,8 +10,6 @@ import type { SchemaViolation, WorkerJob, WorkerReply } from './messages';
  * its memory by the worker's resourceLimits (it dies, the process does not).
  */
 
-/** Contract §13: `details.errors` lists at most 20 violations. */
-const MAX_ERRORS = 20;
 /**
  * Collecting every violation (ajv `allErrors`) builds one object per failing keyword and value
  * before any can be dropped, so it runs only while (values in the input) × (keywords in the
@@ -41,6 +39,7 @@ parentPort!.on('message', (job: WorkerJob) => {
   const reply = (message: WorkerReply) => parentPort!.postMessage(message);
   let compiled = cache.get(job.hash);
   if (!compiled) {
+    if (job.schema === undefined) return reply({ id: job.id, stage: 'missing' });
     if (job.op === 'check') reply({ id: job.id, stage: 'compiling' });
     try {
       compiled = compile(job.schema);
@@ -100,7 +99,7 @@ function countValues(value: unknown, limit: number): number {
 }
 
 function violations(errors: ErrorObject[] | null | undefined): SchemaViolation[] {
-  return (errors ?? []).slice(0, MAX_ERRORS).map((error) => ({
+  return (errors ?? []).slice(0, MAX_SCHEMA_ERRORS).map((error) => ({
     instancePath: error.instancePath,
     keyword: error.keyword,
     message: error.message ?? error.keyword,

@@ -8,8 +8,7 @@ export type { SchemaViolation } from './messages';
 
 /** Contract §13: a trigger's schema is at most 64 KiB of JSON. */
 export const MAX_SCHEMA_BYTES = 64 * 1024;
-/** Contract §13: `details.errors` lists at most 20 violations. */
-export const MAX_SCHEMA_ERRORS = 20;
+export { MAX_SCHEMA_ERRORS } from './messages';
 
 /** Contract §13.1's budgets (docs/trigger-schema.md gives the measurements behind them). */
 export const SCHEMA_BUDGETS = {
@@ -53,7 +52,11 @@ export function schemaProblem(schema: unknown): string | undefined {
   }
 }
 
-export type CompileProblem = { tooComplex: false; problem: string } | { tooComplex: true; problem: string };
+export type CompileProblem =
+  | { tooComplex: false; problem: string }
+  | { tooComplex: true; problem: string }
+  /** No worker could compile it (all stayed busy, or one did not start): the gateway's failure, 503. */
+  | { busy: true; problem: string };
 
 /**
  * Compiles the schema in a check worker within SCHEMA_BUDGETS.compileMs (the PUT's last step,
@@ -77,7 +80,7 @@ export async function schemaCompileProblem(schema: JsonSchema): Promise<CompileP
     case 'unusable':
       return { tooComplex: false, problem: `not a usable JSON Schema (draft 2020-12): ${outcome.problem}` };
     case 'busy':
-      return { tooComplex: true, problem: 'the schema could not be compiled: every schema worker stayed busy' };
+      return { busy: true, problem: 'every schema worker stayed busy; send it again shortly' };
     case 'over-budget':
       return { tooComplex: true, problem: `compiling the schema ${outcome.problem}` };
   }

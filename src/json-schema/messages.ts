@@ -1,5 +1,8 @@
 /** What the main thread and a schema-check worker say to each other (check-pool.ts, check-worker.ts). */
 
+/** Contract §13: `details.errors` lists at most 20 violations (the worker imports it too). */
+export const MAX_SCHEMA_ERRORS = 20;
+
 export interface SchemaViolation {
   instancePath: string;
   keyword: string;
@@ -9,9 +12,12 @@ export interface SchemaViolation {
 export type WorkerJob =
   | { id: number; op: 'compile'; hash: string; schema: Record<string, unknown> }
   /** `input` as JSON text: JSON.stringify and JSON.parse cost a fraction of a structured clone. */
-  | { id: number; op: 'check'; hash: string; schema: Record<string, unknown>; input: string };
+  /** Sent without `schema` first (the hot path: the worker has it compiled); with it after the worker answers `missing`. */
+  | { id: number; op: 'check'; hash: string; schema?: Record<string, unknown>; input: string };
 
 export type WorkerReply =
+  /** A check job without its schema, which this worker has not compiled (or evicted): send it again with it. */
+  | { id: number; stage: 'missing' }
   /** A check job compiles its schema first (this worker had not): the compile budget applies… */
   | { id: number; stage: 'compiling' }
   /** …and the check's own budget starts once it is compiled. */

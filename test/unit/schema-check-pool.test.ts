@@ -44,6 +44,11 @@ describe('CheckPool', () => {
     expect((await slow).kind).toBe('done');
   });
 
+  it('answers busy, not over-budget, when its worker cannot start (the gateway fails, not the input)', async () => {
+    const p = pool({ heapMb: 1 }); // too small a heap to load ajv: the worker dies before it is ready
+    expect(await p.run({ op: 'check', hash: 'any', schema: { type: 'string' }, input: '"x"' })).toEqual({ kind: 'busy' });
+  });
+
   it('collects up to 20 errors for a small input, the first only for a large one', async () => {
     const p = pool({});
     const schema = { type: 'array', items: { type: 'string' } };
