@@ -10,6 +10,7 @@ import {
   type LogShare,
   type LogTarget,
 } from './delivery-log';
+import { serializedBytes } from './entry-bounds';
 
 /** Serialized size of all entries held, in all logs: entries are at most 4 KiB, so counting them alone is not a bound. */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
@@ -134,7 +135,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
     }
     const capacity = share === 'main' ? this.options.maxEntries : unauthenticatedShare(this.options.maxEntries);
     const ring = (log[share] ??= new Ring(capacity));
-    const size = JSON.stringify(entry).length;
+    const size = serializedBytes(entry);
     const grown = size - ring.push(entry, ++this.seq, this.now(), size);
     log.bytes += grown;
     this.bytes += grown;

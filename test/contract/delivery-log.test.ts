@@ -220,4 +220,11 @@ describe('MemoryDeliveryLog memory bound', () => {
     await log.close();
     expect(log.heldBytes).toBe(0);
   });
+
+  it('counts bytes of UTF-8, not UTF-16 units', () => {
+    const log = new MemoryDeliveryLog({ maxEntries: 10, maxTargets: 10 });
+    const wide: DeliveryEntry = { ...entry(1), kind: 'é€😀'.repeat(50) };
+    log.append(trigger, wide);
+    expect(log.heldBytes).toBe(Buffer.byteLength(JSON.stringify(wide)));
+  });
 });
