@@ -128,7 +128,8 @@ export class MemoryDeliveryLog implements DeliveryLog {
 
   append(target: LogTarget, entry: DeliveryEntry, share: LogShare = 'main'): void {
     const key = targetKey(target);
-    let log = this.logs.get(key);
+    // A refusal does not make its log recent: a flood of them must not evict others' acceptances.
+    let log = share === 'main' ? this.logs.get(key) : this.logs.peek(key);
     if (!log) {
       log = { bytes: 0 };
       this.logs.set(key, log);

@@ -221,6 +221,17 @@ describe('MemoryDeliveryLog memory bound', () => {
     expect(log.heldBytes).toBe(0);
   });
 
+  it('an unauthenticated refusal does not make its log the most recent', async () => {
+    const log = new MemoryDeliveryLog({ maxEntries: 10, maxTargets: 2 });
+    const [t0, t1, t2] = ['t0', 't1', 't2'].map((id): LogTarget => ({ kind: 'trigger', id }));
+    log.append(t0, entry(1));
+    log.append(t1, entry(2));
+    log.append(t0, entry(3), 'unauthenticated');
+    log.append(t2, entry(4));
+    expect(await readAll(log, t1)).toEqual([entry(2).requestId]);
+    expect(await readAll(log, t0)).toEqual([]);
+  });
+
   it('counts bytes of UTF-8, not UTF-16 units', () => {
     const log = new MemoryDeliveryLog({ maxEntries: 10, maxTargets: 10 });
     const wide: DeliveryEntry = { ...entry(1), kind: 'é€😀'.repeat(50) };
