@@ -10,6 +10,7 @@ import {
   type LogShare,
   type LogTarget,
 } from './delivery-log';
+import { serializedBytes } from './entry-bounds';
 
 /** Serialized size of all entries held, in all logs: entries are at most 4 KiB, so counting them alone is not a bound. */
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
@@ -127,14 +128,15 @@ export class MemoryDeliveryLog implements DeliveryLog {
 
   append(target: LogTarget, entry: DeliveryEntry, share: LogShare = 'main'): void {
     const key = targetKey(target);
-    let log = this.logs.get(key);
+    // A refusal does not make its log recent: a flood of them must not evict others' acceptances.
+    let log = share === 'main' ? this.logs.get(key) : this.logs.peek(key);
     if (!log) {
       log = { bytes: 0 };
       this.logs.set(key, log);
     }
     const capacity = share === 'main' ? this.options.maxEntries : unauthenticatedShare(this.options.maxEntries);
     const ring = (log[share] ??= new Ring(capacity));
-    const size = JSON.stringify(entry).length;
+    const size = serializedBytes(entry);
     const grown = size - ring.push(entry, ++this.seq, this.now(), size);
     log.bytes += grown;
     this.bytes += grown;

@@ -11,6 +11,8 @@ export interface StreamPositions {
 
 const CURSOR = /^([0-9]{1,20})-([0-9]{1,20})(u?)$/;
 const MAX_U64 = 2n ** 64n - 1n;
+/** Stream ids take Redis's clock: a cursor this far past the gateway's clock was never given out. */
+export const CURSOR_CLOCK_SKEW_MS = 60_000;
 
 /**
  * The pages' order merges the two streams newest first by stream id, the main share first when
@@ -18,12 +20,14 @@ const MAX_U64 = 2n ** 64n - 1n;
  * came from the unauthenticated share. So the next page starts strictly below it in the main
  * stream, and in the other stream strictly below it too, or at it when it came from the main one.
  */
-export function parseCursor(cursor: string): StreamPositions {
+export function parseCursor(cursor: string, nowMs: number = Date.now()): StreamPositions {
   const match = CURSOR.exec(cursor);
   if (!match) throw new InvalidCursorError();
   const [, ms, seq, share] = match;
   // Redis refuses ids past 64 bits, and `(0-0` (nothing is below it): neither was given out.
   if (BigInt(ms) > MAX_U64 || BigInt(seq) > MAX_U64 || (BigInt(ms) === 0n && BigInt(seq) === 0n)) throw new InvalidCursorError();
+  // Nor an id from the future (contract §13.1: out of range is 400, as the memory log answers).
+  if (BigInt(ms) > BigInt(Math.floor(nowMs)) + BigInt(CURSOR_CLOCK_SKEW_MS)) throw new InvalidCursorError();
   const id = `${ms}-${seq}`;
   return { main: `(${id}`, unauthenticated: share === 'u' ? `(${id}` : id };
 }

@@ -107,7 +107,7 @@ export class RedisDeliveryLog implements DeliveryLog {
 
   /** Both shares read in one round trip (two pipelined XREVRANGEs) and merged newest first (redis-page.ts). */
   async page(target: LogTarget, limit: number, cursor?: string): Promise<DeliveryPage> {
-    const from = cursor === undefined ? undefined : parseCursor(cursor);
+    const from = cursor === undefined ? undefined : parseCursor(cursor, this.now());
     const oldest = String(Math.max(0, this.now() - DELIVERY_LOG_MAX_AGE_MS));
     const read = (share: LogShare, newest: string) =>
       this.client.xrevrange(this.key(target, share), newest, oldest, 'COUNT', limit + 1) as Promise<StreamRow[]>;

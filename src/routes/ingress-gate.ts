@@ -107,7 +107,9 @@ export class IngressGate {
     this.note({ authenticated: true });
     if (this.admitted) {
       await this.admitted;
-      return this.charge(buckets);
+      // charge() without its note: the request is noted authenticated just above.
+      answerCharge(this.res, await this.deps.enforceRateLimits(buckets));
+      return;
     }
     const { blockedUntil, ...charge } = await this.deps.enforceRateLimits.admitAndCharge(this.failureCheck(), buckets);
     if (!blockedUntil) answerCharge(this.res, charge);

@@ -129,7 +129,7 @@ describe.each(backends)('DeliveryLog contract: %s', (_name, create) => {
   it('refuses a cursor it never gave out: 0-0, past 64 bits, 0, or past the last entry', async () => {
     backend.log.append(trigger, entry(1));
     await waitUntil(async () => (await readAll(backend.log, trigger)).length === 1, 'the entry');
-    for (const cursor of ['0-0', '99999999999999999999-0', '0-99999999999999999999', '0', '999999999999999', '1-1x']) {
+    for (const cursor of ['0-0', '99999999999999999999-0', '0-99999999999999999999', '0', '999999999999999', '1-1x', '9999999999999-0']) {
       await expect(backend.log.page(trigger, 2, cursor)).rejects.toThrow(InvalidCursorError);
     }
   });
@@ -219,5 +219,23 @@ describe('MemoryDeliveryLog memory bound', () => {
     expect(await readAll(log, targets[0])).toEqual([]);
     await log.close();
     expect(log.heldBytes).toBe(0);
+  });
+
+  it('an unauthenticated refusal does not make its log the most recent', async () => {
+    const log = new MemoryDeliveryLog({ maxEntries: 10, maxTargets: 2 });
+    const [t0, t1, t2] = ['t0', 't1', 't2'].map((id): LogTarget => ({ kind: 'trigger', id }));
+    log.append(t0, entry(1));
+    log.append(t1, entry(2));
+    log.append(t0, entry(3), 'unauthenticated');
+    log.append(t2, entry(4));
+    expect(await readAll(log, t1)).toEqual([entry(2).requestId]);
+    expect(await readAll(log, t0)).toEqual([]);
+  });
+
+  it('counts bytes of UTF-8, not UTF-16 units', () => {
+    const log = new MemoryDeliveryLog({ maxEntries: 10, maxTargets: 10 });
+    const wide: DeliveryEntry = { ...entry(1), kind: 'é€😀'.repeat(50) };
+    log.append(trigger, wide);
+    expect(log.heldBytes).toBe(Buffer.byteLength(JSON.stringify(wide)));
   });
 });
