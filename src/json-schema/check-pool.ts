@@ -22,6 +22,7 @@ export type CheckOutcome =
   | { kind: 'busy' };
 
 const LAZY_COMPILE_SLACK = 3;
+const MIN_HEAP_MB = 16;
 /** A worker loads ajv and compiles the meta-schema before it is ready: well under a second, unless the machine is starved. */
 const START_MS = 10_000;
 
@@ -57,7 +58,14 @@ export class CheckPool {
   private readonly queue: Pending[] = [];
   private nextId = 1;
 
-  constructor(readonly limits: CheckPoolLimits) {
+  /** `spawn` starts a worker running check-worker.ts; tests may stand in one that fails to start. */
+  constructor(
+    readonly limits: CheckPoolLimits,
+    private readonly spawn: (heapMb: number) => Worker = spawnWorker,
+  ) {
+    // Below a few MB V8 cannot even deserialize a worker's startup snapshot, and that aborts the
+    // whole process (Node 22: "GC during deserialization"), not the worker.
+    if (limits.heapMb < MIN_HEAP_MB) throw new RangeError(`a schema worker needs at least ${MIN_HEAP_MB} MB of heap`);
     this.slots = Array.from({ length: limits.workers }, () => ({ ready: false }));
   }
 
@@ -104,7 +112,7 @@ export class CheckPool {
   }
 
   private start(slot: Slot): void {
-    const worker = spawnWorker(this.limits.heapMb);
+    const worker = this.spawn(this.limits.heapMb);
     slot.worker = worker;
     slot.ready = false;
     // A worker that does not start within the queue's wait is ended: its jobs are answered, not held.

@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { CheckPool } from '../../src/json-schema/check-pool';
 import { isMultipleOf } from '../../src/json-schema/decimal';
 import { refFanOut } from '../helpers/hostile-schemas';
@@ -5,8 +6,8 @@ import { refFanOut } from '../helpers/hostile-schemas';
 /** Contract §13.1: a schema worker over its time or heap budget ends; the process and the pool go on. */
 describe('CheckPool', () => {
   const pools: CheckPool[] = [];
-  const pool = (limits: Partial<CheckPool['limits']>) => {
-    const made = new CheckPool({ workers: 1, compileMs: 2000, checkMs: 2000, queueMs: 10_000, heapMb: 64, ...limits });
+  const pool = (limits: Partial<CheckPool['limits']>, spawn?: ConstructorParameters<typeof CheckPool>[1]) => {
+    const made = new CheckPool({ workers: 1, compileMs: 2000, checkMs: 2000, queueMs: 10_000, heapMb: 64, ...limits }, spawn);
     pools.push(made);
     return made;
   };
@@ -45,8 +46,12 @@ describe('CheckPool', () => {
   });
 
   it('answers busy, not over-budget, when its worker cannot start (the gateway fails, not the input)', async () => {
-    const p = pool({ heapMb: 1 }); // too small a heap to load ajv: the worker dies before it is ready
+    const p = pool({}, () => new Worker('throw new Error("cannot load")', { eval: true })); // dies before it is ready
     expect(await p.run({ op: 'check', hash: 'any', schema: { type: 'string' }, input: '"x"' })).toEqual({ kind: 'busy' });
+  });
+
+  it('refuses a heap too small for V8 to start a worker in (that would abort the process, not the worker)', () => {
+    expect(() => pool({ heapMb: 1 })).toThrow('a schema worker needs at least 16 MB of heap');
   });
 
   it('collects up to 20 errors for a small input, the first only for a large one', async () => {
