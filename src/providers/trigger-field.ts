@@ -3,7 +3,7 @@ import { Refusal } from '../outcomes/refusal';
 import { sha256Hex } from '../security';
 import { unknownGlobs } from './catalogue';
 import type { KeyDemand, Provider } from './provider';
-import { decodePublicKey, fingerprint } from './recipe/public-keys';
+import { decodePublicKey, fingerprint, privateKeyProblem } from './recipe/public-keys';
 import { PROVIDER_NAMES, providerNamed } from './registry';
 
 const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -71,7 +71,7 @@ function checkKeys(provider: Provider, options: Record<string, unknown>, input: 
   const algorithm = demand.publicKeys;
   if (!algorithm) return;
   input.publicKeys?.forEach((key, i) => {
-    const decoded = decodePublicKey(algorithm, key);
+    const decoded = privateKeyProblem(key) ?? decodePublicKey(algorithm, key);
     if (typeof decoded === 'string') issue(decoded, 'publicKeys', i);
   });
 }

@@ -15,6 +15,17 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const STANDARD_WEBHOOKS_PREFIX = 'whpk_';
 const MIN_RSA_BITS = 2048;
 const MAX_KEY_TEXT = 8192;
+/** Any PEM block of a private key (PKCS#8, encrypted PKCS#8, PKCS#1, SEC1, OpenSSH), wherever it is in the text. */
+const PRIVATE_PEM = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
+
+/**
+ * Why a trigger may not be given this text as a public key although it decodes to one:
+ * createPublicKey derives the public key from a private PEM, and publicKeys are stored in
+ * clear (not sealed like secrets). Checked at PUT only, so a stored trigger keeps verifying.
+ */
+export function privateKeyProblem(text: string): string | undefined {
+  return PRIVATE_PEM.test(text) ? 'a private key: give only the public key (publicKeys are stored in clear)' : undefined;
+}
 
 function spki(der: Buffer): KeyObject | undefined {
   try {

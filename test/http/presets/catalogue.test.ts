@@ -98,6 +98,8 @@ describe('publicKeys at PUT and on reads (contract §10.1 B)', () => {
     ['a base64 Ed25519 key of 33 bytes', { name: 'telnyx', publicKeys: [Buffer.concat([ed25519Raw(), Buffer.from([0])]).toString('base64')] }, 'provider.publicKeys.0'],
     ['an Ed25519 key where P-256 SPKI is expected', { name: 'sendgrid', publicKeys: [spki(generateKeyPairSync('ed25519').publicKey)] }, 'provider.publicKeys.0'],
     ['a key that is not base64 SPKI at all', { name: 'sendgrid', publicKeys: ['not a key'] }, 'provider.publicKeys.0'],
+    // A public key derives from it, but publicKeys are stored in clear (only secrets are sealed).
+    ['a private key (PEM) where the public key is expected', { name: 'discord', publicKeys: [generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()] }, 'provider.publicKeys.0'],
     [
       'an RSA key under 2048 bits',
       {

@@ -97,6 +97,27 @@ describe('publicKeys (contract §10.1 B)', () => {
     expect(problems(rsa)).toEqual(['publicKeys.0: an RSA key of at least 2048 bits is expected']);
   });
 
+  it('refuses a private key, whose public key could be derived from it: publicKeys are kept in clear, never sealed', () => {
+    const ed25519Pair = generateKeyPairSync('ed25519');
+    const rsaPair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const ecPair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const withAlgorithm = (algorithm: string, key: string) => ({ name: 'recipe', publicKeys: [key], options: { recipe: { ...base, algorithm } } });
+    const privateForms: Array<[string, string]> = [
+      ['ed25519', ed25519Pair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string],
+      ['rsa-pkcs1-sha256', rsaPair.privateKey.export({ format: 'pem', type: 'pkcs1' }) as string],
+      ['ecdsa-p256-sha256', ecPair.privateKey.export({ format: 'pem', type: 'sec1' }) as string],
+      // A public key first and its private key after it in one text: only the first block would be read.
+      ['ed25519', `${ed25519Pair.publicKey.export({ format: 'pem', type: 'spki' })}${ed25519Pair.privateKey.export({ format: 'pem', type: 'pkcs8' })}`],
+    ];
+    for (const [algorithm, key] of privateForms) {
+      expect(problems(withAlgorithm(algorithm, key))).toEqual(['publicKeys.0: a private key: give only the public key (publicKeys are stored in clear)']);
+    }
+    expect(problems({ name: 'discord', publicKeys: [ed25519Pair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string] })).toEqual([
+      'publicKeys.0: a private key: give only the public key (publicKeys are stored in clear)',
+    ]);
+    expect(problems(withAlgorithm('ed25519', ed25519Pair.publicKey.export({ format: 'pem', type: 'spki' }) as string))).toEqual([]);
+  });
+
   it('are refused on a preset that verifies with secrets', () => {
     expect(problems({ name: 'github', secrets: ['s'], publicKeys: [ed25519Raw.toString('hex')] })).toEqual([
       'publicKeys: github verifies with shared secrets; publicKeys are for public-key schemes',
