@@ -109,3 +109,35 @@ describe('teams-outgoing: the key is the base64-decoded token, not its text', ()
     expect(t.sink.records).toHaveLength(0);
   });
 });
+
+/**
+ * Ashby and Greenhouse send a `ping` (body `action: "ping"`, a kind their catalogue lists) when a
+ * webhook is created or tested: like GitHub's and Intercom's, it is answered 2xx and published
+ * only when an `events` glob lists it (contract §10). Only the signed `action` matters here.
+ */
+describe.each<[string, string, (body: string) => Record<string, string>]>([
+  ['ashby', 'ashby-webhook-secret-presets', (body) => ({ 'Ashby-Signature': `sha256=${hmac('sha256', 'ashby-webhook-secret-presets', body).digest('hex')}` })],
+  ['greenhouse', 'greenhouse-webhook-secret-presets', (body) => ({ Signature: `sha256 ${hmac('sha256', 'greenhouse-webhook-secret-presets', body).digest('hex')}` })],
+])('%s: its ping is a provider ping', (name, secret, signed) => {
+  const t = testApp();
+  const PING = JSON.stringify({ action: 'ping' });
+  beforeAll(async () => {
+    await registerTrigger(t, `${name}-ping`, { name, secrets: [secret] });
+    await registerTrigger(t, `${name}-ping-listed`, { name, secrets: [secret], events: ['ping'] });
+  });
+
+  it('answers a signed ping 200 "Webhook event ignored" and publishes nothing when events does not list it', async () => {
+    const res = await deliver(t, `${name}-ping`, { body: PING, headers: signed(PING) });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ message: 'Webhook event ignored', kind: 'ping' });
+    expect(t.sink.records).toHaveLength(0);
+  });
+
+  it('publishes the ping where events lists it', async () => {
+    const before = t.sink.records.length;
+    const res = await deliver(t, `${name}-ping-listed`, { body: PING, headers: signed(PING) });
+    expect(res.status).toBe(200);
+    expect(t.sink.records).toHaveLength(before + 1);
+    expect(JSON.parse(t.sink.records.at(-1)!.value).data.provider).toMatchObject({ name, kind: 'ping', verified: true });
+  });
+});
