@@ -42,7 +42,9 @@ export function isKnownKind(name: string, kind: string): boolean {
 
 /** The catalogue's keys column (contract §10.1 G): what the trigger holds, whatever its options. */
 function keysColumn(provider: Provider): 'secrets' | 'publicKeys' | 'secrets|publicKeys' | 'none' {
-  if (!provider.keys || provider.name === 'recipe') return 'secrets';
+  // A recipe trigger holds secrets or publicKeys, as its recipe's algorithm says.
+  if (provider.name === 'recipe') return 'secrets|publicKeys';
+  if (!provider.keys) return 'secrets';
   const demand = provider.keys({});
   if (demand.secrets && demand.publicKeys) return 'secrets|publicKeys';
   return demand.publicKeys ? 'publicKeys' : demand.secrets ? 'secrets' : 'none';

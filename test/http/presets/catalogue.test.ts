@@ -54,6 +54,10 @@ describe('GET /admin/providers: the shipped recipes (contract §10.1 G, H)', () 
     });
   });
 
+  it('lists recipe as keyed by secrets or publicKeys (its algorithm decides, contract §10.1 C)', async () => {
+    expect((await catalogue()).get('recipe')).toMatchObject({ name: 'recipe', family: 'hmac-recipe', keys: 'secrets|publicKeys', fetches: [] });
+  });
+
   it('shows the WorkOS recipe as the contract describes it, and one by name', async () => {
     const one = await request(t.admin).get('/admin/providers/workos').set(adminAuth);
     expect(one.status).toBe(200);
