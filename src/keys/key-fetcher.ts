@@ -108,6 +108,18 @@ export class KeyFetcher {
     >;
   }
 
+  /**
+   * A certificate already in the cache (fetched for an earlier delivery), or undefined: nothing is
+   * fetched. AWS SNS verifies with it a topic the trigger does not list, for which it fetches nothing.
+   */
+  cachedCertificate(request: KeyRequest): KeyResult<X509Certificate> | undefined {
+    if (!allowedKeyUrl(request.source, request.url)) return undefined;
+    const entry = this.cache.get(cacheKey(request));
+    if (entry === undefined) return undefined;
+    this.options.metrics?.cacheHit(request.preset);
+    return { ok: true, value: entry.value as X509Certificate, keySource: 'cache' };
+  }
+
   /** A PEM chain by URL, leaf first (PayPal), cached until its first notAfter (at most 24 h). */
   certificateChain(request: KeyRequest): Promise<KeyResult<X509Certificate[]>> {
     return this.cached(request, () => false, (body, _headers, nowMs) => parseCertificateChain(body, nowMs)) as Promise<
@@ -157,7 +169,7 @@ export class KeyFetcher {
     post?: { json: unknown; cacheKey: string },
   ): Promise<KeyResult<unknown>> {
     if (!allowedKeyUrl(request.source, request.url)) return this.refuse(request.preset, 'not_allowed', notAllowed);
-    const key = `${request.source} ${request.url} ${post?.cacheKey ?? ''}`;
+    const key = cacheKey(request, post?.cacheKey);
     const entry = this.cache.get(key);
     if (entry !== undefined && !stale(entry)) {
       this.options.metrics?.cacheHit(request.preset);
@@ -216,6 +228,11 @@ export class KeyFetcher {
     this.options.metrics?.fetched(preset, outcome);
     return failure;
   }
+}
+
+/** Where a source's answer for a URL (and, for a POST, the caller's key) is cached. */
+function cacheKey(request: KeyRequest, extra = ''): string {
+  return `${request.source} ${request.url} ${extra}`;
 }
 
 /** The promise's value, or undefined once `ms` have passed. */
