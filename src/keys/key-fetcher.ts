@@ -217,11 +217,17 @@ export class KeyFetcher {
 
   private async exchange(url: URL, method: 'GET' | 'POST', json: unknown): Promise<TransportResult | { ok: false; outcome: KeyFetchOutcome }> {
     const limits = this.options.limits ?? KEY_FETCH_LIMITS;
-    const resolution = await withDeadline(resolvePublic(url.hostname, this.options.resolver ?? systemResolver), limits.connectTimeoutMs);
+    const started = performance.now();
+    const resolving = resolvePublic(url.hostname, this.options.resolver ?? systemResolver);
+    const resolution = await withDeadline(resolving, Math.min(limits.connectTimeoutMs, limits.totalTimeoutMs));
     if (resolution === undefined) return { ok: false, outcome: 'timeout' };
     if (!resolution.ok) return resolution;
+    // Resolving is part of connecting and of the whole exchange: the connection gets what is left of both.
+    const spent = performance.now() - started;
+    const left = { ...limits, connectTimeoutMs: limits.connectTimeoutMs - spent, totalTimeoutMs: limits.totalTimeoutMs - spent };
+    if (left.connectTimeoutMs <= 0 || left.totalTimeoutMs <= 0) return { ok: false, outcome: 'timeout' };
     const { address, family } = resolution.target;
-    return send({ url, address, family, method, json }, { dial: this.options.dial ?? dialChecked, limits, ca: this.options.ca });
+    return send({ url, address, family, method, json }, { dial: this.options.dial ?? dialChecked, limits: left, ca: this.options.ca });
   }
 
   private refuse(preset: string, outcome: KeyFetchOutcome, failure: KeyFailure): KeyFailure {
