@@ -108,6 +108,18 @@ export class KeyFetcher {
     >;
   }
 
+  /**
+   * A certificate already in the cache (fetched for an earlier delivery), or undefined: nothing is
+   * fetched. AWS SNS verifies with it a topic the trigger does not list, for which it fetches nothing.
+   */
+  cachedCertificate(request: KeyRequest): KeyResult<X509Certificate> | undefined {
+    if (!allowedKeyUrl(request.source, request.url)) return undefined;
+    const entry = this.cache.get(cacheKey(request));
+    if (entry === undefined) return undefined;
+    this.options.metrics?.cacheHit(request.preset);
+    return { ok: true, value: entry.value as X509Certificate, keySource: 'cache' };
+  }
+
   /** A PEM chain by URL, leaf first (PayPal), cached until its first notAfter (at most 24 h). */
   certificateChain(request: KeyRequest): Promise<KeyResult<X509Certificate[]>> {
     return this.cached(request, () => false, (body, _headers, nowMs) => parseCertificateChain(body, nowMs)) as Promise<
@@ -157,7 +169,7 @@ export class KeyFetcher {
     post?: { json: unknown; cacheKey: string },
   ): Promise<KeyResult<unknown>> {
     if (!allowedKeyUrl(request.source, request.url)) return this.refuse(request.preset, 'not_allowed', notAllowed);
-    const key = `${request.source} ${request.url} ${post?.cacheKey ?? ''}`;
+    const key = cacheKey(request, post?.cacheKey);
     const entry = this.cache.get(key);
     if (entry !== undefined && !stale(entry)) {
       this.options.metrics?.cacheHit(request.preset);
@@ -205,17 +217,28 @@ export class KeyFetcher {
 
   private async exchange(url: URL, method: 'GET' | 'POST', json: unknown): Promise<TransportResult | { ok: false; outcome: KeyFetchOutcome }> {
     const limits = this.options.limits ?? KEY_FETCH_LIMITS;
-    const resolution = await withDeadline(resolvePublic(url.hostname, this.options.resolver ?? systemResolver), limits.connectTimeoutMs);
+    const started = performance.now();
+    const resolving = resolvePublic(url.hostname, this.options.resolver ?? systemResolver);
+    const resolution = await withDeadline(resolving, Math.min(limits.connectTimeoutMs, limits.totalTimeoutMs));
     if (resolution === undefined) return { ok: false, outcome: 'timeout' };
     if (!resolution.ok) return resolution;
+    // Resolving is part of connecting and of the whole exchange: the connection gets what is left of both.
+    const spent = performance.now() - started;
+    const left = { ...limits, connectTimeoutMs: limits.connectTimeoutMs - spent, totalTimeoutMs: limits.totalTimeoutMs - spent };
+    if (left.connectTimeoutMs <= 0 || left.totalTimeoutMs <= 0) return { ok: false, outcome: 'timeout' };
     const { address, family } = resolution.target;
-    return send({ url, address, family, method, json }, { dial: this.options.dial ?? dialChecked, limits, ca: this.options.ca });
+    return send({ url, address, family, method, json }, { dial: this.options.dial ?? dialChecked, limits: left, ca: this.options.ca });
   }
 
   private refuse(preset: string, outcome: KeyFetchOutcome, failure: KeyFailure): KeyFailure {
     this.options.metrics?.fetched(preset, outcome);
     return failure;
   }
+}
+
+/** Where a source's answer for a URL (and, for a POST, the caller's key) is cached. */
+function cacheKey(request: KeyRequest, extra = ''): string {
+  return `${request.source} ${request.url} ${extra}`;
 }
 
 /** The promise's value, or undefined once `ms` have passed. */

@@ -1,16 +1,7 @@
-import { jsonParseCost } from '../ingest/safe-json';
 import { verifyAdyen } from './families/adyen';
 import { FAMILY_FACTS } from './families/facts';
 import { hexKey } from './families/fields-hmac';
-import { refuse } from './families/result';
 import { familyPreset } from './family-preset';
-
-/**
- * Parsed before it is verified, so before the parse memory is reserved: a body whose parse would
- * take more than this many times its bytes (a notification takes about 4; `[{},{},…]` 21–26) is
- * not an Adyen notification, and is refused unparsed.
- */
-const MAX_PARSE_COST_PER_BYTE = 10;
 
 /**
  * Adyen standard notifications (contract §10.1 D): the body (already within MAX_BODY_BYTES) is
@@ -27,8 +18,6 @@ export const adyen = familyPreset({
   fallbackKind: 'notification',
   acknowledgement: 'accepted-text',
   secretProblem: (secret) => (hexKey(secret) ? undefined : 'an Adyen HMAC key is hex, as the Customer Area shows it'),
-  verifyFamily: (request) =>
-    jsonParseCost(request.raw) > MAX_PARSE_COST_PER_BYTE * request.raw.length + 65_536
-      ? refuse('signature_missing')
-      : verifyAdyen({ raw: request.raw, secrets: request.secrets }),
+  parsesBeforeVerifying: true,
+  verifyFamily: (request) => verifyAdyen({ raw: request.raw, secrets: request.secrets }),
 });

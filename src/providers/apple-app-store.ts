@@ -24,6 +24,7 @@ export const appleAppStore = familyPreset({
   signedId: true,
   optionsSchema: appleAppStoreOptions as unknown as z.ZodType<Record<string, unknown>>,
   fallbackKind: 'notification',
+  parsesBeforeVerifying: true,
   verifyFamily: (request, keys) => {
     const options = request.options as Options;
     const anchors = keys.trustAnchors.appleAppStore;

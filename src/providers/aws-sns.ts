@@ -49,6 +49,7 @@ export const awsSns = familyPreset({
   fallbackKind: 'Notification',
   keyUrlInRequest: true,
   textIsJson: true,
+  parsesBeforeVerifying: true,
   verifyFamily: (request, keys) => {
     const options = request.options as Options;
     return verifyAwsSns({

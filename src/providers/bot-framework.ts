@@ -25,6 +25,7 @@ export const botFramework = familyPreset({
   optionsSchema: botFrameworkOptions as unknown as z.ZodType<Record<string, unknown>>,
   fallbackKind: 'activity',
   precheck: bearerPresent,
+  parsesBeforeVerifying: true,
   verifyFamily: (request, keys) => {
     const options = request.options as Options;
     return verifyBotFramework({

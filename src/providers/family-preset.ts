@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { KeyFetcher } from '../keys/key-fetcher';
+import { jsonParseCost } from '../ingest/safe-json';
 import type { FamilyFacts } from './families/facts';
-import type { FamilyResult } from './families/result';
+import { refuse, type FamilyResult } from './families/result';
 import type { Acknowledgement, Handshake, Provider, Reply, RequestHead, SignedRequest, SignatureReason } from './provider';
 
 /** One preset of contract §10.1 D: what differs between them; familyPreset fills in the rest. */
@@ -19,6 +20,12 @@ export interface FamilyPresetSpec {
   secretProblem?(secret: string): string | undefined;
   precheck?(head: RequestHead): SignatureReason | undefined;
   verifyFamily(request: SignedRequest, keys: KeyFetcher): FamilyResult | Promise<FamilyResult>;
+  /**
+   * The family reads the body before its signature holds (fields signed inside it, a key or token
+   * named by it), so before the pipeline reserves the parse's memory: a body too costly to parse
+   * is refused unparsed (`signature_missing`).
+   */
+  parsesBeforeVerifying?: boolean;
   answerVerified?(request: SignedRequest, keys: KeyFetcher): Promise<Reply | 'invalid' | 'key_unavailable' | undefined>;
   /** The kind when the family derives none (a body of another shape that still verified). */
   fallbackKind: string;
@@ -34,6 +41,17 @@ export interface FamilyPresetSpec {
   signsUrl?: (options: Record<string, unknown>) => boolean;
   /** The public-key algorithm of `publicKeys`, for a preset whose facts say keys: publicKeys. */
   publicKeyAlgorithm?: 'rsa-pkcs1-sha256' | 'ecdsa-p256-sha256' | 'ed25519';
+}
+
+/**
+ * Parsed before it is verified, so before the parse memory is reserved: a body whose parse would
+ * take more than this many times its bytes (a notification takes about 4; `[{},{},…]` 21–26) is
+ * no provider's delivery, and is refused unparsed.
+ */
+const MAX_PARSE_COST_PER_BYTE = 10;
+
+function tooCostlyToParse(raw: Buffer): boolean {
+  return jsonParseCost(raw) > MAX_PARSE_COST_PER_BYTE * raw.length + 65_536;
 }
 
 /**
@@ -64,7 +82,7 @@ export function familyPreset(spec: FamilyPresetSpec): Provider {
     precheck: (head) => spec.precheck?.(head),
     // Never reached: the gate verifies these presets with verifyFamily. Refuses, should anything call it.
     verify: () => ({ ok: false, reason: 'signature_invalid' }),
-    verifyFamily: spec.verifyFamily,
+    verifyFamily: spec.parsesBeforeVerifying ? (request, keys) => (tooCostlyToParse(request.raw) ? refuse('signature_missing') : spec.verifyFamily(request, keys)) : spec.verifyFamily,
     ...(spec.answerVerified && { answerVerified: spec.answerVerified }),
     kind: () => spec.fallbackKind,
     deliveryId: () => undefined,

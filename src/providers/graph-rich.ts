@@ -39,6 +39,7 @@ export const graphRich = familyPreset({
   stripSecrets: (body) => {
     if (isObject(body)) delete body.validationTokens;
   },
+  parsesBeforeVerifying: true,
   verifyFamily: (request, keys) => {
     const options = request.options as Options;
     return verifyGraphRich({

@@ -14,6 +14,7 @@ export const mailgun = familyPreset({
   facts: FAMILY_FACTS.mailgun,
   signedId: false,
   fallbackKind: 'unknown',
+  parsesBeforeVerifying: true,
   verifyFamily: (request) =>
     verifyMailgun({ raw: request.raw, secrets: request.secrets, toleranceSeconds: request.toleranceSeconds, nowSeconds: request.nowSeconds }),
 });

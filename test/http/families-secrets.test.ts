@@ -184,6 +184,13 @@ describe('mailgun preset (HMAC over timestamp + token, the token claimed once)',
     expect(expectError(await post('mailgun', stale), 'UNAUTHORIZED').details).toEqual({ reason: 'timestamp_out_of_tolerance' });
     expect(t.sink.records).toHaveLength(0);
   });
+
+  it('a body that would take more than ten times its bytes to parse is refused 401 signature_missing before it is parsed, though its triple is signed', async () => {
+    // Only timestamp + token are signed: padding beside them verifies, so the cost is checked before the body is read for them.
+    const heavy = JSON.stringify({ ...JSON.parse(delivery('d1f2')), padding: Array(100_000).fill({}) });
+    expect(expectError(await post('mailgun', heavy), 'UNAUTHORIZED').details).toEqual({ reason: 'signature_missing' });
+    expect(t.sink.records).toHaveLength(0);
+  });
 });
 
 describe('the catalogue of these presets (contract §10.1 G)', () => {

@@ -7,6 +7,8 @@ import { isRecord, parseJson, refuse, type FamilyResult, type KeySourceKind } fr
 /** What the SNS family needs of the key fetcher (src/keys/key-fetcher.ts satisfies it). */
 export interface CertificateSource {
   certificate(request: KeyRequest): Promise<KeyResult<X509Certificate>>;
+  /** Only what is cached already: nothing fetched. */
+  cachedCertificate(request: KeyRequest): KeyResult<X509Certificate> | undefined;
 }
 
 export interface AwsSnsOptions {
@@ -78,9 +80,12 @@ export async function verifyAwsSns(input: AwsSnsInput): Promise<FamilyResult> {
   if (!allowedKeyUrl('aws-sns-certificate', url)) return refuse('key_url_not_allowed');
   // Refused before any fetch, so an unsigned sender cannot make the gateway fetch from AWS at will:
   // a certificate of another region than the topic's, or (when it is not pinned) a topic not listed.
+  // Such a topic is still verified with a certificate already cached (SNS signs every topic of a
+  // region with one), so a valid message of another topic is 403 sender_not_allowed, as with a pinned one.
   if (regionOfTopic(message.TopicArn) !== regionOfCertUrl(url)) return refuse('signature_invalid');
-  if (input.options.certificates?.[url] === undefined && !input.options.topicArns.includes(message.TopicArn)) return refuse('signature_invalid');
-  const certificate = await certificateFor(url, input);
+  const fetchable = input.options.certificates?.[url] !== undefined || input.options.topicArns.includes(message.TopicArn);
+  const certificate = fetchable ? await certificateFor(url, input) : input.keys.cachedCertificate(certificateRequest(url));
+  if (!certificate) return refuse('signature_invalid');
   if (!certificate.ok) return certificate;
   const valid = verifySignature(digest, Buffer.from(canonicalString(message)), certificate.value.publicKey, Buffer.from(message.Signature, 'base64'));
   if (!valid) return refuse('signature_invalid');
@@ -114,5 +119,7 @@ async function certificateFor(
       return { ok: false, reason: 'key_unavailable' };
     }
   }
-  return input.keys.certificate({ preset: 'aws-sns', source: 'aws-sns-certificate', url });
+  return input.keys.certificate(certificateRequest(url));
 }
+
+const certificateRequest = (url: string): KeyRequest => ({ preset: 'aws-sns', source: 'aws-sns-certificate', url });

@@ -145,6 +145,19 @@ describe('aws-sns (X.509 certificate by URL)', () => {
     expect(host.accepted()).toBe(0);
   });
 
+  test("a topic the trigger does not list is still verified with a certificate already cached (the region's, fetched for a listed topic): valid is sender_not_allowed, nothing fetched again", async () => {
+    host.route(CERT_ROUTE, (_req, res) => res.writeHead(200).end(aws.cert));
+    const fetcher = keys();
+    const options = pinned({ certificates: undefined });
+    expect(await verify(signSns(notification(), aws.key, '2'), options, fetcher)).toMatchObject({ ok: true, keySource: 'fetched' });
+    const other = 'arn:aws:sns:us-west-2:999999999999:TheirTopic';
+    const message = signSns({ ...notification(), TopicArn: other }, aws.key, '2');
+    expect(await snsValidatorAccepts(message, aws.cert)).toBe(true);
+    expect(await verify(message, options, fetcher)).toEqual({ ok: false, reason: 'sender_not_allowed', sender: other });
+    expect(await verify({ ...message, Message: 'Hello mallory!' }, options, fetcher)).toEqual({ ok: false, reason: 'signature_invalid' });
+    expect(host.requests).toEqual([CERT_ROUTE]);
+  });
+
   test("a certificate URL of another region than the topic's is signature_invalid before any fetch", async () => {
     host.route(CERT_ROUTE, (_req, res) => res.writeHead(200).end(aws.cert));
     const message = signSns({ ...notification(), TopicArn: 'arn:aws:sns:eu-west-1:123456789012:MyTopic' }, aws.key, '2');

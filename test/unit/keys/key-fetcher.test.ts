@@ -215,6 +215,16 @@ describe('key fetcher: what it never does', () => {
     expect(host.accepted()).toBe(0);
   });
 
+  test('the time spent resolving counts toward the total: a resolution that used it all opens no connection (lowered here)', async () => {
+    serveJwks(() => jwks('k1'));
+    const limits = { connectTimeoutMs: 5000, totalTimeoutMs: 300, maxBodyBytes: 65536 };
+    const resolver = () => new Promise<Array<{ address: string; family: number }>>((resolve) => setTimeout(resolve, 300, [{ address: PUBLIC_ADDRESS, family: 4 }]));
+    const { metrics, fetched } = recorder();
+    expect(await fetcher({ resolver, limits, metrics }).jwks(google)).toEqual({ ok: false, reason: 'key_unavailable' });
+    expect(fetched).toEqual([['google-pubsub', 'timeout']]);
+    expect(host.dialed).toEqual([]);
+  });
+
   test('KEY_FETCH=off: nothing is fetched, a miss is key_unavailable; an off-list URL is still key_url_not_allowed', async () => {
     serveJwks(() => jwks('k1'));
     const { metrics, fetched } = recorder();

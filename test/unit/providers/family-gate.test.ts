@@ -39,4 +39,26 @@ describe('the gate and the family presets (contract §10.1 D, E)', () => {
       sender: 'a@b.iam.gserviceaccount.com',
     });
   });
+
+  // Adyen, Mailgun, SNS, Graph, Bot Framework and Apple read the body before its signature holds,
+  // so before the pipeline reserves its parse memory: an unauthenticated sender must not get a
+  // parse that costs far more than its bytes (`[{},{},…]` takes 21-26 times them).
+  it.each(['adyen', 'mailgun', 'aws-sns', 'graph-rich', 'bot-framework', 'apple-app-store'])(
+    '%s refuses unparsed a body whose parse would take more than ten times its bytes',
+    async (name) => {
+      const heavy = Buffer.from(JSON.stringify({ notificationItems: [], signature: {}, Type: 'Notification', value: [], padding: Array(100_000).fill({}) }));
+      const parse = jest.spyOn(JSON, 'parse');
+      try {
+        const options = { 'aws-sns': { topicArns: ['arn:aws:sns:us-east-1:123456789012:t'] }, 'graph-rich': { appId: 'a', tenantIds: ['t'] }, 'bot-framework': { appId: 'a' }, 'apple-app-store': { bundleId: 'b', environment: 'Production' } }[name] ?? {};
+        const result = await providerNamed(name)!.verifyFamily!(
+          { headers: { authorization: 'Bearer a.b.c' }, query: {}, url: 'https://hooks.example.com/t', secrets: ['00ff'], options, toleranceSeconds: 300, nowSeconds: Math.floor(Date.now() / 1000), raw: heavy },
+          new KeyFetcher({ enabled: false }),
+        );
+        expect(result).toEqual({ ok: false, reason: 'signature_missing' });
+        expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length >= heavy.length)).toEqual([]);
+      } finally {
+        parse.mockRestore();
+      }
+    },
+  );
 });
