@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `npm test` runs the suite through this script: it checks what the tests need on this
 # machine, starts Redis when nothing answers at REDIS_TEST_URL on this machine, then runs the
-# command it was given (jest). What is missing is named, with how to install it, in one list.
+# command it was given (jest). A missing Debian package is installed when this runs as root on a
+# machine with apt-get (a fresh CI or dev box: `npm ci && npm test` is then the whole set-up);
+# anything still missing is named, with how to install it, in one list.
 #
 #   scripts/test-setup.sh jest [jest arguments]
 #   scripts/test-setup.sh          (only the checks and the Redis start)
@@ -14,6 +16,22 @@ set -euo pipefail
 REDIS_TEST_URL="${REDIS_TEST_URL:-redis://127.0.0.1:6379/0}"
 
 missing=()
+packages=()
+
+want() { # want <command> <Debian package>: the package is installed below when the command is missing
+  command -v "$1" >/dev/null 2>&1 || packages+=("$2")
+}
+want redis-server redis-server
+want redis-cli redis-server
+want kcat kcat
+want openssl openssl
+want prlimit util-linux
+want promtool prometheus
+if [ "${#packages[@]}" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  wanted="$(printf '%s\n' "${packages[@]}" | sort -u | tr '\n' ' ')"
+  echo "test-setup: installing $wanted(apt-get, as root)"
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends $wanted >/dev/null || echo "test-setup: apt-get failed" >&2
+fi
 
 need() { # need <command> <what it is for> <Debian package>
   command -v "$1" >/dev/null 2>&1 || missing+=("$1 ($2): apt-get install -y $3")
