@@ -226,3 +226,15 @@ describePreset('jira', 'jira', {
   expected: { name: 'jira', kind: 'jira:issue_updated' },
   signatureHeaders: ['X-Hub-Signature'],
 });
+
+const ASHBY_SECRET = 'ashby-webhook-secret-presets';
+describePreset('ashby', 'ashby', {
+  provider: { name: 'ashby', secrets: [ASHBY_SECRET] },
+  body: examplePayload('ashby', 'candidateStageChange.json'),
+  sign: (body) => ({ body, headers: { 'Ashby-Signature': `sha256=${hmac('sha256', ASHBY_SECRET, body).digest('hex')}` } }),
+  // Ashby's documented check (developers.ashbyhq.com/docs/authenticating-webhooks), by openssl.
+  accepts: (d) => d.headers['Ashby-Signature'] === `sha256=${opensslHmac('sha256', ASHBY_SECRET, d.body).toString('hex')}`,
+  // webhookActionId: "the same across retries for a single event" (developers.ashbyhq.com/docs/common-payload-data).
+  expected: { name: 'ashby', kind: 'candidateStageChange', deliveryId: '75395d87-4044-4dc4-bc29-0cec185e5f06' },
+  signatureHeaders: ['Ashby-Signature'],
+});
