@@ -8,10 +8,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { validateWebhookSignature } from 'razorpay/dist/utils/razorpay-utils';
+import request from 'supertest';
 import { opensslHmac } from '../../fixtures/providers/openssl';
 import { testApp } from '../../helpers/app';
 import { expectError } from '../../helpers/http';
-import { deliver, describePreset, examplePayload, registerTrigger } from '../../helpers/presets';
+import { adminAuth, deliver, describePreset, examplePayload, registerTrigger } from '../../helpers/presets';
 
 const hmac = (algorithm: 'sha1' | 'sha256', key: string | Buffer, body: string) => createHmac(algorithm, key).update(body);
 
@@ -237,4 +238,32 @@ describePreset('ashby', 'ashby', {
   // webhookActionId: "the same across retries for a single event" (developers.ashbyhq.com/docs/common-payload-data).
   expected: { name: 'ashby', kind: 'candidateStageChange', deliveryId: '75395d87-4044-4dc4-bc29-0cec185e5f06' },
   signatureHeaders: ['Ashby-Signature'],
+});
+
+const GREENHOUSE_SECRET = 'greenhouse-webhook-secret-presets';
+describePreset('greenhouse', 'greenhouse', {
+  provider: { name: 'greenhouse', secrets: [GREENHOUSE_SECRET] },
+  body: examplePayload('greenhouse', 'hire_candidate.json'),
+  sign: (body) => ({
+    body,
+    headers: { Signature: `sha256 ${hmac('sha256', GREENHOUSE_SECRET, body).digest('hex')}`, 'Greenhouse-Event-ID': '3ce5180d-9119-4ddc-9ef6-21edb6e76f8a' },
+  }),
+  // Greenhouse's documented check (developers.greenhouse.io/webhooks.html#authentication): "sha256 " + hex HMAC-SHA256 of the body, by openssl.
+  accepts: (d) => d.headers.Signature === `sha256 ${opensslHmac('sha256', GREENHOUSE_SECRET, d.body).toString('hex')}`,
+  expected: { name: 'greenhouse', kind: 'hire_candidate', deliveryId: '3ce5180d-9119-4ddc-9ef6-21edb6e76f8a' },
+  signatureHeaders: ['Signature'],
+  // Greenhouse documents the id as "associated with this delivery", not as stable across its retries: the body claim answers either way.
+  otherIdHeader: { 'Greenhouse-Event-ID': '5d0a9e2c-7b41-4f3e-a1c6-8e2f4b9d0c17' },
+});
+
+describe('greenhouse: the catalogue lists the action Greenhouse sends when a candidate is hired', () => {
+  const t = testApp();
+
+  it('shows hire_candidate (developers.greenhouse.io/webhooks.html#candidate-hired) among its kinds, not candidate_hired', async () => {
+    const res = await request(t.admin).get('/admin/providers').set(adminAuth);
+    expect(res.status).toBe(200);
+    const greenhouse = res.body.data.find((entry: { name: string }) => entry.name === 'greenhouse');
+    expect(greenhouse.eventKinds).toContain('hire_candidate');
+    expect(greenhouse.eventKinds).not.toContain('candidate_hired');
+  });
 });
