@@ -8,10 +8,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { validateWebhookSignature } from 'razorpay/dist/utils/razorpay-utils';
+import request from 'supertest';
 import { opensslHmac } from '../../fixtures/providers/openssl';
 import { testApp } from '../../helpers/app';
 import { expectError } from '../../helpers/http';
-import { deliver, describePreset, examplePayload, registerTrigger } from '../../helpers/presets';
+import { adminAuth, deliver, describePreset, examplePayload, registerTrigger } from '../../helpers/presets';
 
 const hmac = (algorithm: 'sha1' | 'sha256', key: string | Buffer, body: string) => createHmac(algorithm, key).update(body);
 
@@ -139,5 +140,130 @@ describe.each<[string, string, (body: string) => Record<string, string>]>([
     expect(res.status).toBe(200);
     expect(t.sink.records).toHaveLength(before + 1);
     expect(JSON.parse(t.sink.records.at(-1)!.value).data.provider).toMatchObject({ name, kind: 'ping', verified: true });
+  });
+});
+
+/**
+ * The rest of the one-header group (contract §10.1 C, PROVIDER-FAMILIES.md table 1a). None ships a
+ * Node verifier, so each is signed as its docs say (node:crypto) and the documented check is run
+ * by openssl first; the bodies are the providers' published examples (fixtures/providers/SOURCES.md).
+ */
+const WOO_SECRET = 'woocommerce-webhook-secret-presets';
+const WOO_HEADERS = { 'X-WC-Webhook-Source': 'http://example.com/', 'X-WC-Webhook-Topic': 'order.created', 'X-WC-Webhook-Resource': 'order', 'X-WC-Webhook-Event': 'created', 'X-WC-Webhook-ID': '31' };
+describePreset('woocommerce', 'woocommerce', {
+  provider: { name: 'woocommerce', secrets: [WOO_SECRET] },
+  body: examplePayload('woocommerce', 'order.created.json'),
+  sign: (body) => ({
+    body,
+    headers: { ...WOO_HEADERS, 'X-WC-Webhook-Signature': hmac('sha256', WOO_SECRET, body).digest('base64'), 'X-WC-Webhook-Delivery-ID': '36e520ebabc2fa725092ff4a47acedf2' },
+  }),
+  // WooCommerce's documented check (woocommerce.github.io/woocommerce-rest-api-docs/#webhooks): base64 HMAC-SHA256 of the body, by openssl.
+  accepts: (d) => d.headers['X-WC-Webhook-Signature'] === opensslHmac('sha256', WOO_SECRET, d.body).toString('base64'),
+  expected: { name: 'woocommerce', kind: 'order.created', deliveryId: '36e520ebabc2fa725092ff4a47acedf2' },
+  signatureHeaders: ['X-WC-Webhook-Signature'],
+  // WooCommerce makes a new delivery id for every delivery: the body claim answers the redelivery.
+  otherIdHeader: { 'X-WC-Webhook-Delivery-ID': '9f1c2d7e8a3b4c5d6e7f8091a2b3c4d5' },
+});
+
+const NOTION_SECRET = 'secret_notion-verification-token-presets';
+const NOTION_BODY = examplePayload('notion', 'page.created.json');
+describePreset('notion', 'notion', {
+  provider: { name: 'notion', secrets: [NOTION_SECRET] },
+  body: NOTION_BODY,
+  sign: (body) => ({ body, headers: { 'X-Notion-Signature': `sha256=${hmac('sha256', NOTION_SECRET, body).digest('hex')}` } }),
+  // Notion's documented check (developers.notion.com/reference/webhooks): hex HMAC-SHA256 of the body keyed by the verification_token, by openssl.
+  accepts: (d) => d.headers['X-Notion-Signature'] === `sha256=${opensslHmac('sha256', NOTION_SECRET, d.body).toString('hex')}`,
+  expected: { name: 'notion', kind: 'page.created', deliveryId: '367cba44-b6f3-4c92-81e7-6a2e9659efd4' },
+  signatureHeaders: ['X-Notion-Signature'],
+  // Notion retries the same event (same id) with attempt_number counting up (1-8).
+  redeliveryBody: JSON.stringify({ ...JSON.parse(NOTION_BODY), attempt_number: 2 }),
+});
+
+const CALCOM_SECRET = 'calcom-webhook-secret-presets';
+describePreset('calcom', 'calcom', {
+  provider: { name: 'calcom', secrets: [CALCOM_SECRET] },
+  body: examplePayload('calcom', 'BOOKING_CREATED.json'),
+  sign: (body) => ({ body, headers: { 'X-Cal-Signature-256': hmac('sha256', CALCOM_SECRET, body).digest('hex') } }),
+  // Cal.com's documented check (cal.com/docs/developing/guides/automation/webhooks): hex HMAC-SHA256 of the body, by openssl.
+  accepts: (d) => d.headers['X-Cal-Signature-256'] === opensslHmac('sha256', CALCOM_SECRET, d.body).toString('hex'),
+  // Cal.com sends no delivery id: the body claim of §5 dedupes.
+  expected: { name: 'calcom', kind: 'BOOKING_CREATED' },
+  signatureHeaders: ['X-Cal-Signature-256'],
+});
+
+const CLICKUP_SECRET = 'clickup-webhook-secret-presets';
+describePreset('clickup', 'clickup', {
+  provider: { name: 'clickup', secrets: [CLICKUP_SECRET] },
+  body: examplePayload('clickup', 'taskCreated.json'),
+  sign: (body) => ({ body, headers: { 'X-Signature': hmac('sha256', CLICKUP_SECRET, body).digest('hex') } }),
+  // ClickUp's documented check (developer.clickup.com/docs/webhooksignature): hex HMAC-SHA256 of the body, by openssl.
+  accepts: (d) => d.headers['X-Signature'] === opensslHmac('sha256', CLICKUP_SECRET, d.body).toString('hex'),
+  expected: { name: 'clickup', kind: 'taskCreated' },
+  signatureHeaders: ['X-Signature'],
+});
+
+const ATTIO_SECRET = 'attio-webhook-secret-presets';
+describePreset('attio', 'attio', {
+  provider: { name: 'attio', secrets: [ATTIO_SECRET] },
+  body: examplePayload('attio', 'record.updated.json'),
+  sign: (body) => {
+    const signature = hmac('sha256', ATTIO_SECRET, body).digest('hex');
+    // Attio duplicates Attio-Signature as X-Attio-Signature "to support legacy middleware".
+    return { body, headers: { 'Attio-Signature': signature, 'X-Attio-Signature': signature } };
+  },
+  // Attio's documented check (docs.attio.com/rest-api/guides/webhooks): hex HMAC-SHA256 of the body, by openssl.
+  accepts: (d) => d.headers['Attio-Signature'] === opensslHmac('sha256', ATTIO_SECRET, d.body).toString('hex'),
+  expected: { name: 'attio', kind: 'record.updated' },
+  signatureHeaders: ['Attio-Signature', 'X-Attio-Signature'],
+});
+
+const JIRA_SECRET = 'jira-admin-webhook-secret-presets';
+describePreset('jira', 'jira', {
+  provider: { name: 'jira', secrets: [JIRA_SECRET] },
+  body: examplePayload('jira', 'jira.issue_updated.json'),
+  sign: (body) => ({ body, headers: { 'X-Hub-Signature': `sha256=${hmac('sha256', JIRA_SECRET, body).digest('hex')}` } }),
+  // Jira's documented check for admin webhooks with a secret (developer.atlassian.com/cloud/jira/platform/webhooks/#secure-admin-webhooks), by openssl.
+  accepts: (d) => d.headers['X-Hub-Signature'] === `sha256=${opensslHmac('sha256', JIRA_SECRET, d.body).toString('hex')}`,
+  expected: { name: 'jira', kind: 'jira:issue_updated' },
+  signatureHeaders: ['X-Hub-Signature'],
+});
+
+const ASHBY_SECRET = 'ashby-webhook-secret-presets';
+describePreset('ashby', 'ashby', {
+  provider: { name: 'ashby', secrets: [ASHBY_SECRET] },
+  body: examplePayload('ashby', 'candidateStageChange.json'),
+  sign: (body) => ({ body, headers: { 'Ashby-Signature': `sha256=${hmac('sha256', ASHBY_SECRET, body).digest('hex')}` } }),
+  // Ashby's documented check (developers.ashbyhq.com/docs/authenticating-webhooks), by openssl.
+  accepts: (d) => d.headers['Ashby-Signature'] === `sha256=${opensslHmac('sha256', ASHBY_SECRET, d.body).toString('hex')}`,
+  // webhookActionId: "the same across retries for a single event" (developers.ashbyhq.com/docs/common-payload-data).
+  expected: { name: 'ashby', kind: 'candidateStageChange', deliveryId: '75395d87-4044-4dc4-bc29-0cec185e5f06' },
+  signatureHeaders: ['Ashby-Signature'],
+});
+
+const GREENHOUSE_SECRET = 'greenhouse-webhook-secret-presets';
+describePreset('greenhouse', 'greenhouse', {
+  provider: { name: 'greenhouse', secrets: [GREENHOUSE_SECRET] },
+  body: examplePayload('greenhouse', 'hire_candidate.json'),
+  sign: (body) => ({
+    body,
+    headers: { Signature: `sha256 ${hmac('sha256', GREENHOUSE_SECRET, body).digest('hex')}`, 'Greenhouse-Event-ID': '3ce5180d-9119-4ddc-9ef6-21edb6e76f8a' },
+  }),
+  // Greenhouse's documented check (developers.greenhouse.io/webhooks.html#authentication): "sha256 " + hex HMAC-SHA256 of the body, by openssl.
+  accepts: (d) => d.headers.Signature === `sha256 ${opensslHmac('sha256', GREENHOUSE_SECRET, d.body).toString('hex')}`,
+  expected: { name: 'greenhouse', kind: 'hire_candidate', deliveryId: '3ce5180d-9119-4ddc-9ef6-21edb6e76f8a' },
+  signatureHeaders: ['Signature'],
+  // Greenhouse documents the id as "associated with this delivery", not as stable across its retries: the body claim answers either way.
+  otherIdHeader: { 'Greenhouse-Event-ID': '5d0a9e2c-7b41-4f3e-a1c6-8e2f4b9d0c17' },
+});
+
+describe('greenhouse: the catalogue lists the action Greenhouse sends when a candidate is hired', () => {
+  const t = testApp();
+
+  it('shows hire_candidate (developers.greenhouse.io/webhooks.html#candidate-hired) among its kinds, not candidate_hired', async () => {
+    const res = await request(t.admin).get('/admin/providers').set(adminAuth);
+    expect(res.status).toBe(200);
+    const greenhouse = res.body.data.find((entry: { name: string }) => entry.name === 'greenhouse');
+    expect(greenhouse.eventKinds).toContain('hire_candidate');
+    expect(greenhouse.eventKinds).not.toContain('candidate_hired');
   });
 });
