@@ -47,8 +47,27 @@ describe('a $ref loop is refused at PUT, never a 500 on a delivery', () => {
     ['anyOf and not through two definitions', { $defs: { a: { anyOf: [{ $ref: '#/$defs/b' }] }, b: { not: { $ref: '#/$defs/a' } } }, $ref: '#/$defs/a' }],
     ['oneOf through an anchor', { $defs: { a: { $anchor: 'here', oneOf: [{ $ref: '#here' }, { type: 'string' }] } }, properties: { x: { $ref: '#/$defs/a' } } }],
     ['a $ref to itself', { $defs: { a: { $ref: '#/$defs/a' } }, properties: { x: { $ref: '#/$defs/a' } } }],
+    // Inside a nested `$id` a reference resolves against that resource, as ajv resolves it.
+    ['anyOf back to a nested resource through "#"', { $defs: { a: { $id: 'https://e.example/a', anyOf: [{ $ref: '#' }] } }, properties: { x: { $ref: 'https://e.example/a' } } }],
+    ['not through a relative $id', { $id: 'https://e.example/root', $defs: { a: { $id: 'a', not: { $ref: 'a' } } }, properties: { x: { $ref: 'a' } } }],
+    [
+      'oneOf through the anchor of a nested resource',
+      { $defs: { a: { $id: 'https://e.example/a', $anchor: 'z', oneOf: [{ $ref: 'https://e.example/a#z' }, { type: 'string' }] } }, properties: { x: { $ref: 'https://e.example/a' } } },
+    ],
+    [
+      'allOf through an absolute URI and a pointer',
+      { $defs: { a: { $id: 'https://e.example/a', $defs: { b: { allOf: [{ $ref: 'https://e.example/a#/$defs/b' }] } } } }, properties: { x: { $ref: 'https://e.example/a#/$defs/b' } } },
+    ],
   ])('%s', async (_name, schema) => {
     expect(await refusedSchema('loop', schema)).toMatch(/leads back to itself without descending into the value/);
+  });
+
+  it('accepts a nested resource whose "#" descends into the value, and delivers against it', async () => {
+    const schema = { allOf: [{ $ref: '#/$defs/a' }], $defs: { a: { $id: 'https://e.example/a', type: 'object', properties: { c: { $ref: '#' } } } } };
+    expect((await putSchema('nested-resource', schema)).status).toBe(200);
+    expect((await request(t.app).post(hookUrl('nested-resource')).send({ c: { c: {} } })).status).toBe(200);
+    const res = await request(t.app).post(hookUrl('nested-resource')).send({ c: { c: 1 } });
+    expect(expectError(res, 'BAD_REQUEST').details.errors).toEqual([{ instancePath: '/c/c', keyword: 'type', message: 'must be object' }]);
   });
 });
 
