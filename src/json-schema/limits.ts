@@ -8,10 +8,11 @@ export const MAX_REGEX_CHARS = 8192;
 export const MAX_UNIQUE_ITEMS = 10_000;
 
 /**
- * Keywords a schema may amount to once every `$ref` is counted where it is used (ajv inlines a
- * referenced schema into each place that uses it). Without references a keyword takes at least
- * 8 bytes of JSON (`"if":{},`), so a 64 KiB schema has fewer than 8,200; 100 `$ref`s to a 100-property definition make 20,000, which took ajv 5.4 s
- * to compile (docs/trigger-schema.md).
+ * Keywords a schema may amount to once every `$ref` is counted as ajv compiles it: a referenced
+ * schema without references of its own is inlined into each place that uses it; one with
+ * references is compiled once, as a function of its own, and called. Without references a keyword
+ * takes at least 8 bytes of JSON (`"if":{},`), so a 64 KiB schema has fewer than 8,200; 100 `$ref`s
+ * to a 100-property definition make 20,000, which took ajv 5.4 s to compile (docs/trigger-schema.md).
  */
 export const MAX_EXPANDED_KEYWORDS = 10_000;
 
@@ -50,8 +51,11 @@ export function staticProblem(schema: Node): string | undefined {
 }
 
 /**
- * The keywords of the schema with each `$ref` counted as its target's keywords (memoized per
- * target, a reference back into its own chain counted once): linear in the schema, and stops
+ * The keywords the schema amounts to as ajv compiles it (see MAX_EXPANDED_KEYWORDS): the code of
+ * the root, with a reference to a schema without references counted as that schema (inlined
+ * wherever it is used), and one to a schema with references counted once per reference URI (ajv
+ * keeps one compiled function per URI and calls it). `$defs` alone generate nothing. Memoized per
+ * subschema (a reference back into its own chain counted once): linear in the schema, and stops
  * counting past `cap`.
  */
 export function expandedKeywords(root: Node, cap = MAX_EXPANDED_KEYWORDS): number {
@@ -60,28 +64,65 @@ export function expandedKeywords(root: Node, cap = MAX_EXPANDED_KEYWORDS): numbe
   const nodes = subschemas(root);
   const targets = refResolver(root, nodes);
   const baseOf = new Map(nodes.map(({ node, base }) => [node, base]));
-  const targetOf = (node: Node) => [...targets(node.$ref, baseOf.get(node), false), ...targets(node.$dynamicRef, baseOf.get(node), true)];
+  /** Schemas with references that are referenced, by the URI ajv compiles each under. */
+  const called = new Map<string, Node>();
+  const withRefs = new Map<unknown, boolean>();
   const size = (node: Node): number => {
     const known = sizes.get(node);
     if (known !== undefined) return known;
     if (visiting.has(node)) return 1;
     visiting.add(node);
     let total = Object.keys(node).length;
-    for (const child of [...children(node), ...targetOf(node)]) {
+    for (const child of children(node)) {
       total = Math.min(cap + 1, total + size(child));
       if (total > cap) break;
+    }
+    for (const [ref, dynamic] of [[node.$ref, false], [node.$dynamicRef, true]] as const) {
+      if (total > cap || typeof ref !== 'string') continue;
+      for (const target of targets(ref, baseOf.get(node), dynamic)) {
+        if (!hasRef(target, withRefs)) total = Math.min(cap + 1, total + size(target));
+        else {
+          // One call here; the target's own code once per URI it is compiled under.
+          total += 1;
+          const uri = resolveUri(ref, baseOf.get(node)) ?? ref;
+          if (!called.has(uri)) called.set(uri, target);
+        }
+      }
     }
     visiting.delete(node);
     sizes.set(node, total);
     return total;
   };
-  return size(root);
+  let total = size(root);
+  // Compiled functions found while counting add theirs: the loop also visits those found on the way.
+  for (const [uri, target] of called) {
+    if (total > cap) break;
+    if (target === root && (uri.endsWith('#') || !uri.includes('#'))) continue; // `#`: the root's own function
+    total = Math.min(cap + 1, total + size(target));
+  }
+  return total;
 }
 
+/** The keywords that make ajv call rather than inline a referenced schema (ajv's resolve.ts hasRef): anywhere in it. */
+const REF_KEYWORDS = ['$ref', '$recursiveRef', '$recursiveAnchor', '$dynamicRef', '$dynamicAnchor'];
+
+function hasRef(value: unknown, memo: Map<unknown, boolean>): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const known = memo.get(value);
+  if (known !== undefined) return known;
+  memo.set(value, false); // a value reached again through itself adds nothing
+  const found =
+    (!Array.isArray(value) && REF_KEYWORDS.some((key) => Object.hasOwn(value, key))) ||
+    Object.values(value as Record<string, unknown>).some((child) => hasRef(child, memo));
+  memo.set(value, found);
+  return found;
+}
+
+/** The subschemas whose code is generated where they stand (not `$defs`: only what refers to them compiles them). */
 function children(node: Node): Node[] {
   const found: unknown[] = ONE.map((key) => node[key]);
   for (const key of LIST) if (Array.isArray(node[key])) found.push(...(node[key] as unknown[]));
-  for (const key of MAP) if (isNode(node[key])) found.push(...Object.values(node[key] as Node));
+  for (const key of MAP) if (key !== '$defs' && key !== 'definitions' && isNode(node[key])) found.push(...Object.values(node[key] as Node));
   return found.filter(isNode);
 }
 
