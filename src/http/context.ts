@@ -14,7 +14,8 @@ export interface DeliveryNotes {
   diagnostics?: Record<string, unknown>;
   /**
    * Set once the request proved its credential (or its target needs none): it reached the
-   * tenant's rate limits. A refusal without it goes to the log's unauthenticated share.
+   * tenant's rate limits. A refusal without it goes to the log's unauthenticated share, and so
+   * does an answer noted `false`: a handshake anyone may ask for, charged but proving nothing.
    */
   authenticated?: boolean;
 }

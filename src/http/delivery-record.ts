@@ -38,8 +38,9 @@ export function recordDeliveryWhenDone(log: DeliveryLog, req: Request, res: Resp
     entry.clientIp = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const entryDiagnostics = diagnosticsOf(facts.reason, diagnostics, facts.refusalDetails);
     if (entryDiagnostics) entry.diagnostics = entryDiagnostics;
-    // A stranger's refusal goes to its own share: a flood of them never evicts the record (contract §13.1).
-    log.append(target, boundedEntry(entry), status < 400 || authenticated ? 'main' : 'unauthenticated');
+    // A stranger's refusal, or a handshake answered to anyone, goes to its own share: a flood of
+    // them never evicts the record (contract §13.1).
+    log.append(target, boundedEntry(entry), authenticated || (status < 400 && authenticated === undefined) ? 'main' : 'unauthenticated');
   });
 }
 

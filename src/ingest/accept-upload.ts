@@ -89,7 +89,7 @@ export async function acceptUpload(deps: IngestDeps & { files: FileStore }, req:
     refuseUrlShape('$', streamed.fields);
     const parsed = { input: streamed.fields, value: streamed.fields };
     applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
-    if (trigger.schema !== undefined) await checkInputSchema(parsed.input, trigger.schema);
+    if (trigger.schema !== undefined) await checkInputSchema(parsed.input, trigger.schema, trigger.workspaceId);
     const key = early?.key ?? bodyKey(req, streamed, query, contentType);
     if (early) {
       held = { ...early, bodyHash: streamed.bodyHash }; // its key was noted when it was claimed

@@ -82,7 +82,7 @@ export async function acceptWebhook(deps: IngestDeps & { files?: FileStore }, re
   refuseUrlShape('query', query);
   const headers = eventHeaders(req.headers, trigger, delivery);
   refuseUrlShape('headers', headers);
-  if (trigger.schema !== undefined) await checkInputSchema(parsed.input, trigger.schema);
+  if (trigger.schema !== undefined) await checkInputSchema(parsed.input, trigger.schema, trigger.workspaceId);
 
   const bodyHash = bodyIdentity(raw, parsed);
   const keyField = trigger.idempotency?.keyField;

@@ -6,9 +6,9 @@ import { schemaViolations, type JsonSchema } from '../json-schema/compile';
  * schema; otherwise 400 `schema_invalid` with up to 20 `{ instancePath, keyword, message }`.
  * The check runs in a schema worker within its budget (§13.1, src/json-schema/check-pool.ts).
  */
-export async function checkInputSchema(input: unknown, schema: JsonSchema | undefined): Promise<void> {
+export async function checkInputSchema(input: unknown, schema: JsonSchema | undefined, workspaceId: string): Promise<void> {
   if (schema === undefined) return;
-  const verdict = await schemaViolations(schema, input);
+  const verdict = await schemaViolations(schema, input, workspaceId);
   if (verdict.busy) throw schemaWorkersBusy();
   const { errors } = verdict;
   if (errors.length > 0) throw new Refusal('schema_invalid', "the input does not match the trigger's schema", { errors });

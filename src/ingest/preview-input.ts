@@ -27,7 +27,7 @@ export async function previewInput(config: Config, trigger: StoredTrigger, raw: 
     maxFieldBytes: config.MAX_BODY_BYTES,
   });
   applyInputFormat(parsed.input, trigger.inputFormat, config.MAX_FILE_BYTES);
-  const verdict = trigger.schema === undefined ? { busy: false as const, errors: [] } : await schemaViolations(trigger.schema, parsed.input);
+  const verdict = trigger.schema === undefined ? { busy: false as const, errors: [] } : await schemaViolations(trigger.schema, parsed.input, trigger.workspaceId);
   if (verdict.busy) throw schemaWorkersBusy();
   const { errors } = verdict;
   return { valid: errors.length === 0, errors, input: parsed.input };

@@ -25,6 +25,12 @@ export interface Admission<T> {
    * with `checkBody`: signed senders) a handshake answered before the body.
    */
   checkHeaders?: () => Reply | undefined;
+  /**
+   * Whether `checkHeaders` proves a credential on its own (a trigger token). When it does not, a
+   * handshake it answers proved nothing: its entry goes to the delivery log's strangers' share
+   * (contract §13.1), so anyone asking for it at will cannot push out the record.
+   */
+  headersAuthenticate?: boolean;
   /** The signature over the raw bytes; 401, or a signed handshake's answer. */
   checkBody?: (raw: Buffer) => Reply | undefined | Promise<Reply | undefined>;
   /** Why a signature was refused, for the delivery log: the body when it was read. */
@@ -41,7 +47,7 @@ export async function admit<T>(gate: IngressGate, admission: Admission<T>): Prom
   const { buckets, checkHeaders, checkBody, diagnose } = admission;
   if (checkBody) {
     const early = checkHeaders ? await gate.verify(checkHeaders, diagnose && (() => diagnose())) : undefined;
-    if (early) return answered(gate, buckets, early);
+    if (early) return answered(gate, buckets, early, admission.headersAuthenticate ?? true);
   } else if (checkHeaders) {
     // A credential the headers prove on their own: checked and charged in one round trip.
     await gate.verifyThenCharge(checkHeaders, buckets);
@@ -61,7 +67,8 @@ export async function admit<T>(gate: IngressGate, admission: Admission<T>): Prom
 }
 
 /** A handshake answered: charged like any request that passed its checks, so it carries the rate-limit headers (contract §6). */
-async function answered<T>(gate: IngressGate, buckets: Bucket[], reply: Reply): Promise<Admitted<T>> {
+async function answered<T>(gate: IngressGate, buckets: Bucket[], reply: Reply, proven = true): Promise<Admitted<T>> {
   await gate.charge(buckets);
+  if (!proven) gate.note({ authenticated: false });
   return { reply };
 }

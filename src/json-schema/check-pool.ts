@@ -26,15 +26,24 @@ const MIN_HEAP_MB = 16;
 /** A worker loads ajv and compiles the meta-schema before it is ready: well under a second, unless the machine is starved. */
 const START_MS = 10_000;
 
-type Job =
+type Job = (
   | { op: 'compile'; hash: string; schema: Record<string, unknown> }
-  | { op: 'check'; hash: string; schema: Record<string, unknown>; input: string };
+  | { op: 'check'; hash: string; schema: Record<string, unknown>; input: string }
+) & {
+  /**
+   * Whose job it is (a delivery's workspace): one owner's jobs run on at most all workers but
+   * one, so a tenant whose schema or senders make every check cost its whole budget can hold
+   * neither the whole pool nor another tenant's checks queued behind its own (contract §13.1).
+   */
+  owner?: string;
+};
 
 interface Pending {
   job: WorkerJob;
   /** Posted only when the worker answers `missing`: a check goes without it first. */
   schema: Record<string, unknown>;
   queuedAt: number;
+  owner?: string;
   resolve: (outcome: CheckOutcome) => void;
   first?: SchemaViolation[];
 }
@@ -57,6 +66,8 @@ export class CheckPool {
   private readonly slots: Slot[];
   private readonly queue: Pending[] = [];
   private nextId = 1;
+  /** How many workers one owner's jobs may hold at once. */
+  private readonly perOwner: number;
 
   /** `spawn` starts a worker running check-worker.ts; tests may stand in one that fails to start. */
   constructor(
@@ -67,13 +78,14 @@ export class CheckPool {
     // whole process (Node 22: "GC during deserialization"), not the worker.
     if (limits.heapMb < MIN_HEAP_MB) throw new RangeError(`a schema worker needs at least ${MIN_HEAP_MB} MB of heap`);
     this.slots = Array.from({ length: limits.workers }, () => ({ ready: false }));
+    this.perOwner = Math.max(1, limits.workers - 1);
   }
 
   run(job: Job): Promise<CheckOutcome> {
     return new Promise((resolve) => {
       const id = this.nextId++;
       const posted: WorkerJob = job.op === 'check' ? { id, op: 'check', hash: job.hash, input: job.input } : { ...job, id };
-      this.queue.push({ job: posted, schema: job.schema, queuedAt: Date.now(), resolve });
+      this.queue.push({ job: posted, schema: job.schema, queuedAt: Date.now(), owner: job.owner, resolve });
       this.dispatch();
     });
   }
@@ -101,14 +113,31 @@ export class CheckPool {
     }
   }
 
-  /** The next queued job that has not waited too long; those that have are answered busy. */
+  /**
+   * The oldest queued job whose owner holds fewer than its share of the workers; jobs that have
+   * waited too long are answered busy on the way. Jobs of an owner at its share stay queued, in order.
+   */
   private nextFresh(): Pending | undefined {
     const now = Date.now();
-    for (let pending = this.queue.shift(); pending; pending = this.queue.shift()) {
-      if (now - pending.queuedAt <= this.limits.queueMs) return pending;
-      pending.resolve({ kind: 'busy' });
+    for (let i = 0; i < this.queue.length; ) {
+      const pending = this.queue[i];
+      if (now - pending.queuedAt > this.limits.queueMs) {
+        this.queue.splice(i, 1);
+        pending.resolve({ kind: 'busy' });
+      } else if (pending.owner !== undefined && this.running(pending.owner) >= this.perOwner) {
+        i++;
+      } else {
+        this.queue.splice(i, 1);
+        return pending;
+      }
     }
     return undefined;
+  }
+
+  private running(owner: string): number {
+    let count = 0;
+    for (const slot of this.slots) if (slot.running?.owner === owner) count++;
+    return count;
   }
 
   private start(slot: Slot): void {

@@ -91,12 +91,13 @@ export type SchemaVerdict = { busy: true } | { busy: false; errors: SchemaViolat
 /**
  * The violations of `input` against `schema` (at most 20, empty when it satisfies it), found
  * off the main thread. A check over its budget is a violation too (keyword `budget`): the input
- * may be valid, but the gateway will not spend more on it.
+ * may be valid, but the gateway will not spend more on it. `owner` (the trigger's workspace)
+ * holds at most all the workers but one at a time (check-pool.ts).
  */
-export async function schemaViolations(schema: JsonSchema, input: unknown): Promise<SchemaVerdict> {
+export async function schemaViolations(schema: JsonSchema, input: unknown, owner?: string): Promise<SchemaVerdict> {
   if (schema === true) return { busy: false, errors: [] };
   if (schema === false) return { busy: false, errors: [{ instancePath: '', keyword: 'false', message: 'the schema allows no value' }] };
-  return verdict(await pool.run({ op: 'check', hash: hashOf(schema), schema, input: JSON.stringify(input) ?? 'null' }));
+  return verdict(await pool.run({ op: 'check', hash: hashOf(schema), schema, input: JSON.stringify(input) ?? 'null', owner }));
 }
 
 function verdict(outcome: CheckOutcome): SchemaVerdict {

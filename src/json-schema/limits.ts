@@ -8,10 +8,11 @@ export const MAX_REGEX_CHARS = 8192;
 export const MAX_UNIQUE_ITEMS = 10_000;
 
 /**
- * Keywords a schema may amount to once every `$ref` is counted where it is used (ajv inlines a
- * referenced schema into each place that uses it). Without references a keyword takes at least
- * 8 bytes of JSON (`"if":{},`), so a 64 KiB schema has fewer than 8,200; 100 `$ref`s to a 100-property definition make 20,000, which took ajv 5.4 s
- * to compile (docs/trigger-schema.md).
+ * Keywords a schema may amount to once every `$ref` is counted as ajv compiles it: a referenced
+ * schema without references of its own is inlined into each place that uses it; one with
+ * references is compiled once, as a function of its own, and called. Without references a keyword
+ * takes at least 8 bytes of JSON (`"if":{},`), so a 64 KiB schema has fewer than 8,200; 100 `$ref`s
+ * to a 100-property definition make 20,000, which took ajv 5.4 s to compile (docs/trigger-schema.md).
  */
 export const MAX_EXPANDED_KEYWORDS = 10_000;
 
@@ -28,7 +29,16 @@ type Node = Record<string, unknown>;
 interface Located {
   node: Node;
   pointer: string;
+  /** The base URI its `$ref`s resolve against (the nearest `$id` at or above it); undefined when it cannot be placed. */
+  base: string | undefined;
 }
+
+/**
+ * The base of a schema without an `$id`, for placing references only: any absolute URI does, and
+ * one with a path lets a relative `$id` or `$ref` resolve against it (ajv resolves them against the
+ * root's id too).
+ */
+const DEFAULT_BASE = 'https://trigger-schema.invalid/';
 
 /**
  * The static rules of contract §13.1, checked before anything is compiled: the regular
@@ -41,46 +51,94 @@ export function staticProblem(schema: Node): string | undefined {
 }
 
 /**
- * The keywords of the schema with each `$ref` counted as its target's keywords (memoized per
- * target, a reference back into its own chain counted once): linear in the schema, and stops
+ * The keywords the schema amounts to as ajv compiles it (see MAX_EXPANDED_KEYWORDS): the code of
+ * the root, with a reference to a schema without references counted as that schema (inlined
+ * wherever it is used), and one to a schema with references counted once per reference URI (ajv
+ * keeps one compiled function per URI and calls it). `$defs` alone generate nothing. Memoized per
+ * subschema (a reference back into its own chain counted once): linear in the schema, and stops
  * counting past `cap`.
  */
 export function expandedKeywords(root: Node, cap = MAX_EXPANDED_KEYWORDS): number {
   const sizes = new Map<Node, number>();
   const visiting = new Set<Node>();
-  const targetOf = refResolver(root, subschemas(root));
+  const nodes = subschemas(root);
+  const targets = refResolver(root, nodes);
+  const baseOf = new Map(nodes.map(({ node, base }) => [node, base]));
+  /** Schemas with references that are referenced, by the URI ajv compiles each under. */
+  const called = new Map<string, Node>();
+  const withRefs = new Map<unknown, boolean>();
   const size = (node: Node): number => {
     const known = sizes.get(node);
     if (known !== undefined) return known;
     if (visiting.has(node)) return 1;
     visiting.add(node);
     let total = Object.keys(node).length;
-    for (const child of [...children(node), ...targetOf(node.$ref), ...targetOf(node.$dynamicRef)]) {
+    for (const child of children(node)) {
       total = Math.min(cap + 1, total + size(child));
       if (total > cap) break;
+    }
+    for (const [ref, dynamic] of [[node.$ref, false], [node.$dynamicRef, true]] as const) {
+      if (total > cap || typeof ref !== 'string') continue;
+      for (const target of targets(ref, baseOf.get(node), dynamic)) {
+        if (!hasRef(target, withRefs)) total = Math.min(cap + 1, total + size(target));
+        else {
+          // One call here; the target's own code once per URI it is compiled under.
+          total += 1;
+          const uri = resolveUri(ref, baseOf.get(node)) ?? ref;
+          if (!called.has(uri)) called.set(uri, target);
+        }
+      }
     }
     visiting.delete(node);
     sizes.set(node, total);
     return total;
   };
-  return size(root);
+  let total = size(root);
+  // Compiled functions found while counting add theirs: the loop also visits those found on the way.
+  for (const [uri, target] of called) {
+    if (total > cap) break;
+    if (target === root && (uri.endsWith('#') || !uri.includes('#'))) continue; // `#`: the root's own function
+    total = Math.min(cap + 1, total + size(target));
+  }
+  return total;
 }
 
+/** The keywords that make ajv call rather than inline a referenced schema (ajv's resolve.ts hasRef): anywhere in it. */
+const REF_KEYWORDS = ['$ref', '$recursiveRef', '$recursiveAnchor', '$dynamicRef', '$dynamicAnchor'];
+
+function hasRef(value: unknown, memo: Map<unknown, boolean>): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const known = memo.get(value);
+  if (known !== undefined) return known;
+  memo.set(value, false); // a value reached again through itself adds nothing
+  const found =
+    (!Array.isArray(value) && REF_KEYWORDS.some((key) => Object.hasOwn(value, key))) ||
+    Object.values(value as Record<string, unknown>).some((child) => hasRef(child, memo));
+  memo.set(value, found);
+  return found;
+}
+
+/** The subschemas whose code is generated where they stand (not `$defs`: only what refers to them compiles them). */
 function children(node: Node): Node[] {
   const found: unknown[] = ONE.map((key) => node[key]);
   for (const key of LIST) if (Array.isArray(node[key])) found.push(...(node[key] as unknown[]));
-  for (const key of MAP) if (isNode(node[key])) found.push(...Object.values(node[key] as Node));
+  for (const key of MAP) if (key !== '$defs' && key !== 'definitions' && isNode(node[key])) found.push(...Object.values(node[key] as Node));
   return found.filter(isNode);
 }
 
 function subschemas(root: Node): Located[] {
   const found: Located[] = [];
-  const stack: Located[] = [{ node: root, pointer: '' }];
+  const stack: Omit<Located, 'base'>[] = [{ node: root, pointer: '' }];
+  const parentBase = new Map<Node, string | undefined>([[root, DEFAULT_BASE]]);
   while (stack.length > 0) {
-    const at = stack.pop()!;
+    const next = stack.pop()!;
+    const inherited = parentBase.get(next.node);
+    const at: Located = { ...next, base: typeof next.node.$id === 'string' ? resolveUri(next.node.$id, inherited) : inherited };
     found.push(at);
     const push = (value: unknown, pointer: string) => {
-      if (isNode(value)) stack.push({ node: value, pointer });
+      if (!isNode(value)) return;
+      parentBase.set(value, at.base);
+      stack.push({ node: value, pointer });
     };
     for (const key of ONE) push(at.node[key], `${at.pointer}/${key}`);
     for (const key of LIST) {
@@ -137,18 +195,20 @@ function scalarItems(items: unknown): boolean {
 /**
  * A `$ref` that leads back to the same schema without descending into the value (through
  * allOf/anyOf/oneOf/not/if/then/else/dependentSchemas) would recurse forever on any value that
- * reaches it. References are resolved as ajv does for a schema without nested `$id`s: `#`,
- * `#/json/pointer`, `#anchor` (`$anchor` or `$dynamicAnchor`). One the rules cannot place is
- * not followed here; should it loop, the check's deadline (check-pool.ts) refuses the delivery.
+ * reaches it. References are resolved against the nearest `$id` (refResolver), so a loop through
+ * a nested resource is found too. One the rules cannot place is not followed here; should it
+ * loop, the check (check-pool.ts) refuses the delivery with a 400, never a 500.
  */
 function refLoopProblem(root: Node, nodes: Located[]): string | undefined {
   const pointerOf = new Map(nodes.map(({ node, pointer }) => [node, pointer]));
+  const baseOf = new Map(nodes.map(({ node, base }) => [node, base]));
   const targets = refResolver(root, nodes);
   const inPlace = (node: Node): Node[] => {
     const next: unknown[] = [...IN_PLACE_ONE.map((key) => node[key])];
     for (const key of IN_PLACE_LIST) if (Array.isArray(node[key])) next.push(...(node[key] as unknown[]));
     if (isNode(node.dependentSchemas)) next.push(...Object.values(node.dependentSchemas));
-    return [...next.filter(isNode), ...targets(node.$ref), ...targets(node.$dynamicRef)];
+    const base = baseOf.get(node);
+    return [...next.filter(isNode), ...targets(node.$ref, base, false), ...targets(node.$dynamicRef, base, true)];
   };
   // Iterative depth-first search: grey = on the current path.
   const state = new Map<Node, 'grey' | 'black'>();
@@ -173,24 +233,67 @@ function refLoopProblem(root: Node, nodes: Located[]): string | undefined {
   return undefined;
 }
 
-/** Where a `$ref` leads: `#`, `#/json/pointer`, `#anchor` (`$anchor` or `$dynamicAnchor`); [] when the rules cannot place it. */
-function refResolver(root: Node, nodes: Located[]): (ref: unknown) => Node[] {
-  const byAnchor = new Map<string, Node[]>();
-  for (const { node } of nodes) {
+/**
+ * Where a `$ref` leads, resolved as ajv resolves it: against the base URI of the subschema it is
+ * in (the nearest `$id`), to a resource (the root, or a subschema with an `$id`) and within it to
+ * the resource itself (`#`), a JSON pointer (`#/…`) or an anchor (`#name`, `$anchor` or
+ * `$dynamicAnchor` of that resource). A `$dynamicRef` may also lead to any `$dynamicAnchor` of its
+ * name (the dynamic scope decides which). [] when the rules cannot place it.
+ */
+function refResolver(root: Node, nodes: Located[]): (ref: unknown, base: string | undefined, dynamic: boolean) => Node[] {
+  const resources = new Map<string, Node>();
+  const anchors = new Map<string, Node[]>();
+  const dynamicAnchors = new Map<string, Node[]>();
+  const add = (map: Map<string, Node[]>, key: string, node: Node) => {
+    const list = map.get(key);
+    if (list) list.push(node);
+    else map.set(key, [node]);
+  };
+  for (const { node, base } of nodes) {
+    if (base === undefined) continue;
+    const resource = withoutFragment(base);
+    if (node === root || typeof node.$id === 'string') resources.set(resource, node);
     for (const key of ['$anchor', '$dynamicAnchor']) {
       const anchor = node[key];
-      if (typeof anchor === 'string') byAnchor.set(anchor, [...(byAnchor.get(anchor) ?? []), node]);
+      if (typeof anchor === 'string') add(anchors, `${resource}#${anchor}`, node);
     }
+    if (typeof node.$dynamicAnchor === 'string') add(dynamicAnchors, node.$dynamicAnchor, node);
   }
-  return (ref) => {
-    if (typeof ref !== 'string' || !ref.startsWith('#')) return [];
-    if (ref === '#') return [root];
-    if (ref.startsWith('#/')) {
-      const target = resolvePointer(root, ref.slice(1));
-      return target ? [target] : [];
+  return (ref, base, dynamic) => {
+    if (typeof ref !== 'string') return [];
+    const absolute = resolveUri(ref, base);
+    if (absolute === undefined) return [];
+    const hash = absolute.indexOf('#');
+    const resourceUri = hash < 0 ? absolute : absolute.slice(0, hash);
+    const fragment = hash < 0 ? '' : absolute.slice(hash + 1);
+    const resource = resources.get(resourceUri);
+    const found: Node[] = [];
+    if (fragment.startsWith('/')) {
+      // Each token of the pointer is percent-decoded by resolvePointer.
+      const target = resource && resolvePointer(resource, fragment);
+      if (target) found.push(target);
+      return found;
     }
-    return byAnchor.get(safeDecode(ref.slice(1))) ?? [];
+    const anchor = safeDecode(fragment);
+    if (resource && anchor === '') found.push(resource);
+    else if (resource) found.push(...(anchors.get(`${resourceUri}#${anchor}`) ?? []));
+    if (dynamic && anchor !== '') found.push(...(dynamicAnchors.get(anchor) ?? []));
+    return found;
   };
+}
+
+/** `ref` resolved against `base` (RFC 3986, as WHATWG URL does it); undefined when it cannot be. */
+function resolveUri(ref: string, base: string | undefined): string | undefined {
+  try {
+    return new URL(ref, base).href;
+  } catch {
+    return undefined;
+  }
+}
+
+function withoutFragment(uri: string): string {
+  const hash = uri.indexOf('#');
+  return hash < 0 ? uri : uri.slice(0, hash);
 }
 
 function resolvePointer(root: Node, pointer: string): Node | undefined {

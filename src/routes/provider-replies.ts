@@ -30,6 +30,9 @@ export function sendReply(res: Response, reply: Reply & { outcome?: SuccessOutco
  * token (403) or a challenge the gateway will not answer (400) counts as a failed
  * authentication, so nobody can use the handshake as an oracle at will. An answered handshake
  * is charged to the trigger's buckets and carries their headers, as a channel's is (contract §6).
+ * Without the trigger's own `auth` it proved no credential anyone could not present (Dropbox's
+ * challenge, X's CRC, eBay's challenge code), so its log entry goes to the strangers' share
+ * (contract §13.1): asked for at will, it cannot push out the accepted deliveries.
  */
 export async function answerGet(deps: AppDeps, req: Request, res: Response): Promise<void> {
   const path = req.params.path as string;
@@ -42,5 +45,6 @@ export async function answerGet(deps: AppDeps, req: Request, res: Response): Pro
     return getHandshake(stored, providerRequest(req, deps));
   });
   await gate.charge(triggerBuckets(deps.config, path, trigger));
+  if (!trigger.auth) gate.note({ authenticated: false });
   sendReply(res, reply);
 }

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { ADMIN_TOKEN, testApp } from '../helpers/app';
 import { hookUrl, triggerInput, TRIGGER_TOKEN } from '../helpers/http';
@@ -122,6 +123,43 @@ describe('refused strangers cannot push out the record (contract §13.1)', () =>
     const strangers = shown.filter((e) => e.status !== 200);
     expect(strangers).toHaveLength(25);
     for (const entry of strangers) expect(lastRefused).toContain(entry.requestId);
+  });
+
+  // A handshake anyone may ask for (Dropbox's GET ?challenge=, Graph's POST ?validationToken=) proves no
+  // credential: answered 200, it must not evict the signed deliveries either (it evicted all 10).
+  it.each([
+    ['dropbox GET ?challenge=', 'dropbox', (app: App['app']) => request(app).get(`${hookUrl('hs')}?challenge=c`)],
+    ['microsoft-graph POST ?validationToken=', 'microsoft-graph', (app: App['app']) => request(app).post(`${hookUrl('hs')}?validationToken=v`).send({})],
+  ])('%s answered to strangers leaves the accepted deliveries readable', async (_name, provider, handshake) => {
+    const t = testApp({ DELIVERY_LOG_MAX: '20', RATE_LIMIT_DEFAULT: '100000/60' });
+    await t.addTrigger('hs', triggerInput({ provider: { name: provider, secrets: ['the-secret'] } }));
+    const accepted: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const delivery =
+        provider === 'dropbox'
+          ? (() => {
+              const body = JSON.stringify({ list_folder: { accounts: [`dbid:${i}`] }, delta: { users: [i] } });
+              const signature = createHmac('sha256', 'the-secret').update(body).digest('hex');
+              return request(t.app).post(hookUrl('hs')).set('Content-Type', 'application/json').set('X-Dropbox-Signature', signature).send(body);
+            })()
+          : request(t.app)
+              .post(hookUrl('hs'))
+              .send({ value: [{ clientState: 'the-secret', subscriptionId: 's', changeType: 'created', resource: `r/${i}` }] });
+      const res = await delivery;
+      expect(res.status).toBeLessThan(300);
+      accepted.push(res.headers['x-request-id']);
+    }
+    const answered: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const res = await handshake(t.app);
+      expect(res.status).toBe(200);
+      answered.push(res.headers['x-request-id']);
+    }
+    await waitUntil(async () => (await logOf(t, 'hs')).data.some((e) => e.requestId === answered[answered.length - 1]), 'the last handshake logged');
+    const shown = (await logOf(t, 'hs')).data;
+    expect(shown.filter((e) => accepted.includes(e.requestId)).map((e) => e.requestId)).toEqual([...accepted].reverse());
+    // The handshakes are logged, in the strangers' share (DELIVERY_LOG_MAX / 4).
+    expect(shown.filter((e) => answered.includes(e.requestId))).toHaveLength(5);
   });
 });
 

@@ -54,6 +54,21 @@ describe('CheckPool', () => {
     expect(() => pool({ heapMb: 1 })).toThrow('a schema worker needs at least 16 MB of heap');
   });
 
+  it("runs one owner's jobs on all workers but one: another owner's job is not queued behind them", async () => {
+    const p = pool({ workers: 2, compileMs: 60_000, heapMb: 256 });
+    const order: string[] = [];
+    const run = (name: string, owner: string, schema: Record<string, unknown>) =>
+      p.run({ op: 'compile', hash: name, schema, owner }).then((outcome) => {
+        order.push(name);
+        return outcome;
+      });
+    // Both of a's compiles take seconds; b's takes milliseconds and was queued last.
+    const outcomes = await Promise.all([run('a1', 'a', SLOW), run('a2', 'a', refFanOut(99)), run('b', 'b', { type: 'string' })]);
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['done', 'done', 'done']);
+    expect(order[0]).toBe('b');
+    expect(order.slice(1).sort()).toEqual(['a1', 'a2']);
+  }, 60_000);
+
   it('collects up to 20 errors for a small input, the first only for a large one', async () => {
     const p = pool({});
     const schema = { type: 'array', items: { type: 'string' } };
