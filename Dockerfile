@@ -33,6 +33,7 @@ RUN --mount=type=cache,target=/root/.npm \
     npm ci --no-audit --no-fund
 
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/copy-kinds.js ./scripts/
 COPY src ./src
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
