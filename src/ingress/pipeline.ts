@@ -1,7 +1,7 @@
 import type { SignatureDiagnostics } from '../providers/diagnostics';
 import type { Reply } from '../providers/provider';
 import type { Bucket } from '../ratelimit/limiter';
-import type { IngressGate } from '../routes/ingress-gate';
+import type { IngressGate } from './gate';
 
 /**
  * What one ingress route admits. Every step but `accept` is optional; the pipeline runs them in

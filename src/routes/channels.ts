@@ -13,7 +13,7 @@ import { CHAT_SENDERS, chatSenderOf } from '../providers/channels';
 import type { StoredChannel } from '../registry/schemas';
 import { senderBodyLimit } from './body-limit';
 import { channelBuckets, findChannel } from './channel-lookup';
-import { ingressGate } from './ingress-gate';
+import { ingressGate } from './http-gate';
 import { providerRequest, sendReply } from './provider-replies';
 
 type ChannelProvider = StoredChannel['provider'];

@@ -5,7 +5,7 @@ import { contextOf } from '../http/context';
 import type { SuccessOutcome } from '../outcomes/reasons';
 import { getHandshake, hasGetHandshake } from '../providers/gate';
 import type { Reply } from '../providers/provider';
-import { ingressGate } from './ingress-gate';
+import { ingressGate } from './http-gate';
 import { checkToken } from './trigger-auth';
 import { registeredTrigger, triggerBuckets } from './trigger-lookup';
 

@@ -14,7 +14,7 @@ import { keyFetcherOf } from '../keys/process-key-fetcher';
 import { providerNamed } from '../providers/registry';
 import { PATH_PATTERN } from '../registry/schemas';
 import { senderBodyLimit } from './body-limit';
-import { ingressGate } from './ingress-gate';
+import { ingressGate } from './http-gate';
 import { checkToken } from './trigger-auth';
 import { deployedTrigger, registeredTrigger, triggerBuckets } from './trigger-lookup';
 import { answerGet, providerRequest, sendReply } from './provider-replies';
