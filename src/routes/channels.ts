@@ -50,8 +50,7 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
   const request = providerRequest(req, deps);
 
   if (req.method === 'GET') {
-    const reply = await gate.verify(() => channelHandshake(sender, request));
-    await gate.charge(buckets);
+    const { reply } = await admit(gate, { buckets, handshake: () => channelHandshake(sender, request) });
     return sendReply(res, reply);
   }
 

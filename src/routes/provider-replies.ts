@@ -5,6 +5,7 @@ import { contextOf } from '../http/context';
 import type { SuccessOutcome } from '../outcomes/reasons';
 import { getHandshake, hasGetHandshake } from '../providers/gate';
 import type { Reply } from '../providers/provider';
+import { admit } from '../ingress/pipeline';
 import { ingressGate } from './http-gate';
 import { checkToken } from './trigger-auth';
 import { registeredTrigger, triggerBuckets } from './trigger-lookup';
@@ -37,10 +38,12 @@ export async function answerGet(deps: AppDeps, req: Request, res: Response): Pro
   const stored = trigger?.deployed ? trigger.provider : undefined;
   if (!trigger || !hasGetHandshake(stored)) return sendReply(res, getHandshake(undefined, providerRequest(req, deps)));
   const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
-  const reply = await gate.verify(() => {
-    checkToken(req, trigger);
-    return getHandshake(stored, providerRequest(req, deps));
+  const { reply } = await admit(gate, {
+    buckets: triggerBuckets(deps.config, path, trigger),
+    handshake: () => {
+      checkToken(req, trigger);
+      return getHandshake(stored, providerRequest(req, deps));
+    },
   });
-  await gate.charge(triggerBuckets(deps.config, path, trigger));
   sendReply(res, reply);
 }
