@@ -1,11 +1,9 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { ProviderRequest } from '../providers/gate';
-import { contextOf } from '../http/context';
-import type { SuccessOutcome } from '../outcomes/reasons';
 import { getHandshake, hasGetHandshake } from '../providers/gate';
-import type { Reply } from '../providers/provider';
 import { admit } from '../ingress/pipeline';
+import { sendReply } from './answers';
 import { ingressGate } from './http-gate';
 import { checkToken } from './trigger-auth';
 import { registeredTrigger, triggerBuckets } from './trigger-lookup';
@@ -14,15 +12,6 @@ import { registeredTrigger, triggerBuckets } from './trigger-lookup';
 export function providerRequest(req: Request, deps: AppDeps): ProviderRequest {
   const base = deps.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host') ?? ''}`;
   return { headers: req.headers, query: req.query as Record<string, unknown>, url: base + req.originalUrl };
-}
-
-export function sendReply(res: Response, reply: Reply & { outcome?: SuccessOutcome; eventId?: string }): void {
-  const context = contextOf(res);
-  context.outcome = reply.outcome ?? 'ok';
-  if (reply.headers['X-Event-Id']) context.eventId = reply.headers['X-Event-Id'];
-  res.status(reply.status).set(reply.headers);
-  if (reply.body === '') res.end();
-  else res.send(reply.body);
 }
 
 /**
