@@ -1,11 +1,12 @@
 import type { SignatureDiagnostics } from '../providers/diagnostics';
 import type { Reply } from '../providers/provider';
 import type { Bucket } from '../ratelimit/limiter';
-import type { IngressGate } from '../routes/ingress-gate';
+import type { IngressGate } from './gate';
 
 /**
- * What one ingress route admits. Every step but `accept` is optional; the pipeline runs them in
- * the one order the contract allows (ARCHITECTURE "one admission pipeline"):
+ * What one ingress route admits: a handshake, or a delivery. Every step of a delivery but
+ * `accept` is optional; the pipeline runs them in the one order the contract allows
+ * (ARCHITECTURE "one admission pipeline"):
  *
  *   credentials in headers → charge → read body (budget) → verify body → reserve parse memory
  *   → parse and accept
@@ -14,7 +15,21 @@ import type { IngressGate } from '../routes/ingress-gate';
  * once it holds (contract §10: a forged delivery spends no quota), i.e. after "verify body".
  * A handshake answered on the way (before the body, or once it is verified) is charged too.
  */
-export interface Admission<T> {
+export type Admission<T> = Handshake | Delivery<T>;
+
+/**
+ * A handshake on its own request (a GET: Meta's, Dropbox's, X's subscription check): answered
+ * once its check holds, then charged like any request that passed its checks. A refused one
+ * (403, 400 `invalid_handshake`) counts as a failed authentication; no body is read.
+ */
+export interface Handshake {
+  /** The tenant's buckets: the route's and its workspace's. */
+  buckets: Bucket[];
+  /** The credentials it carries, and its answer. */
+  handshake: () => Reply;
+}
+
+export interface Delivery<T> {
   /** The tenant's buckets: the route's and its workspace's. */
   buckets: Bucket[];
   /** Most bytes the body may have. */
@@ -43,7 +58,10 @@ export interface Admission<T> {
 
 export type Admitted<T> = { reply: Reply } | { result: T };
 
+export function admit(gate: IngressGate, admission: Handshake): Promise<{ reply: Reply }>;
+export function admit<T>(gate: IngressGate, admission: Delivery<T>): Promise<Admitted<T>>;
 export async function admit<T>(gate: IngressGate, admission: Admission<T>): Promise<Admitted<T>> {
+  if ('handshake' in admission) return answered(gate, admission.buckets, await gate.verify(admission.handshake));
   const { buckets, checkHeaders, checkBody, diagnose } = admission;
   if (checkBody) {
     const early = checkHeaders ? await gate.verify(checkHeaders, diagnose && (() => diagnose())) : undefined;
@@ -67,7 +85,7 @@ export async function admit<T>(gate: IngressGate, admission: Admission<T>): Prom
 }
 
 /** A handshake answered: charged like any request that passed its checks, so it carries the rate-limit headers (contract §6). */
-async function answered<T>(gate: IngressGate, buckets: Bucket[], reply: Reply, proven = true): Promise<Admitted<T>> {
+async function answered(gate: IngressGate, buckets: Bucket[], reply: Reply, proven = true): Promise<{ reply: Reply }> {
   await gate.charge(buckets);
   if (!proven) gate.note({ authenticated: false });
   return { reply };

@@ -51,3 +51,8 @@ export class Refusal extends Error {
     if (terms.challenge) this.challenge = terms.challenge;
   }
 }
+
+/** 405 `method_not_allowed`, with the methods the resource answers (its `Allow`): the same whether or not the resource exists. */
+export function methodNotAllowed(allow: readonly string[] = ['POST']): Refusal {
+  return new Refusal('method_not_allowed', `only ${allow.join(', ')} is accepted`, undefined, { allow });
+}

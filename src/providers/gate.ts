@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Refusal } from '../outcomes/refusal';
+import { methodNotAllowed, Refusal } from '../outcomes/refusal';
 import { sha256Hex } from '../security';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
@@ -15,7 +15,7 @@ import { checkSenderBodyType } from './body-type';
 import type { KeyFetcher } from '../keys/key-fetcher';
 import type { FamilyResult } from './families/result';
 import { familyDiagnostics, familyRefusal } from './family-gate';
-import { ADYEN_ACKNOWLEDGEMENT } from './families/adyen';
+import { acknowledgementReply } from './acknowledgement';
 
 /** What the gate needs to know of an HTTP request; the route builds it (nothing here imports express). */
 export interface ProviderRequest {
@@ -67,10 +67,6 @@ const REASON_MESSAGES: Record<SignatureReason, string> = {
 
 export function signatureRefused(reason: SignatureReason): Refusal {
   return new Refusal(reason, REASON_MESSAGES[reason]);
-}
-
-function methodNotAllowed(): Refusal {
-  return new Refusal('method_not_allowed', 'only POST is accepted', undefined, { allow: ['POST'] });
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -277,32 +273,8 @@ export class ProviderGate {
   }
 
   private formatted(status: number, body: unknown, eventId?: string): Reply {
-    switch (this.acknowledgement()) {
-      case 'empty':
-        return { status, headers: {}, body: '' };
-      case 'no-content':
-        return { status: 204, headers: {}, body: '' };
-      case 'deferred-interaction':
-        // Discord answers an interaction from this body: deferred (type 5) unless the trigger's `response` says otherwise.
-        if (eventId !== undefined && isDefaultAcknowledgement(body, eventId)) {
-          return { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: '{"type":5}' };
-        }
-        return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
-      case 'accepted-text':
-        return { status, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: ADYEN_ACKNOWLEDGEMENT };
-      case 'twiml':
-        return { status, headers: { 'Content-Type': 'text/xml; charset=utf-8' }, body: '<Response></Response>' };
-      default:
-        return { status, headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(body) };
-    }
+    return acknowledgementReply(this.acknowledgement(), status, body, eventId);
   }
-}
-
-/** The acknowledgement of contract §2 (no `response` on the trigger): `{ message: "Webhook processed", eventId }`. */
-function isDefaultAcknowledgement(body: unknown, eventId: string): boolean {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
-  const entries = Object.entries(body);
-  return entries.length === 2 && (body as Record<string, unknown>).message === 'Webhook processed' && (body as Record<string, unknown>).eventId === eventId;
 }
 
 /** Whether the trigger's scheme signs a timestamp (checked against its tolerance). */

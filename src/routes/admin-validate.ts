@@ -3,7 +3,7 @@ import type { AppDeps } from '../app-deps';
 import { Refusal } from '../outcomes/refusal';
 import { previewInput } from '../ingest/preview-input';
 import { PATH_PATTERN } from '../registry/schemas';
-import { ingressGate } from './ingress-gate';
+import { ingressGate } from './http-gate';
 import { lookup } from './lookup';
 
 /**

@@ -10,7 +10,7 @@ import { refuseAuthOnSignatureHeader, requirePublicUrl } from '../providers/trig
 import { CHANNEL_ID_PATTERN, channelInputSchema, PATH_PATTERN, triggerInputSchema } from '../registry/schemas';
 import { secretMatches, sha256Hex } from '../security';
 import { registryCall } from './lookup';
-import { ingressGate } from './ingress-gate';
+import { ingressGate } from './http-gate';
 import { providerCatalogueRoutes } from './provider-catalogue';
 import { validateRoute } from './admin-validate';
 import { deliveriesRoutes } from './admin-deliveries';

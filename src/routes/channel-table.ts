@@ -30,7 +30,7 @@ export function channelRouteSpecs(sender: ChatSender): RouteSpec[] {
     });
   }
   const description = shakesHands ? api.post.description : ['Other methods: 405.', api.post.description].filter(Boolean).join(' ');
-  // Twilio reads empty TwiML; the others get the counts (src/routes/channels.ts sendAck).
+  // Twilio reads empty TwiML; the others get the counts (src/routes/answers.ts sendChatAck).
   const answer = sender.acknowledgement === 'twiml' ? { 'text/xml': { schema: { type: 'string', const: '<Response></Response>' } } } : json(ref('ChatAck'));
   specs.push({
     ...common,

@@ -3,18 +3,17 @@ import type { AppDeps } from '../app-deps';
 import { contextOf } from '../http/context';
 import { logTarget } from '../delivery-log/delivery-log';
 import { noteDelivery } from '../http/delivery-notes';
-import { Refusal } from '../outcomes/refusal';
-import { sendJson } from '../http/send-json';
-import { ackOutcome, type ChatAck } from '../ingest/accept-chat';
+import { methodNotAllowed } from '../outcomes/refusal';
 import { acceptChannelDelivery } from '../ingest/accept-channel';
 import { admit } from '../ingress/pipeline';
-import { channelGate, channelHandshake, channelSender, type ChannelSender } from '../providers/channel-gate';
+import { channelGate, channelHandshake, channelSender } from '../providers/channel-gate';
 import { CHAT_SENDERS, chatSenderOf } from '../providers/channels';
 import type { StoredChannel } from '../registry/schemas';
 import { senderBodyLimit } from './body-limit';
 import { channelBuckets, findChannel } from './channel-lookup';
-import { ingressGate } from './ingress-gate';
-import { providerRequest, sendReply } from './provider-replies';
+import { ingressGate } from './http-gate';
+import { sendChatAck, sendReply } from './answers';
+import { providerRequest } from './provider-replies';
 
 type ChannelProvider = StoredChannel['provider'];
 
@@ -39,8 +38,7 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
       (channel) => noteDelivery(res, { target: logTarget('channel', channelId, channel) }),
       () => undefined,
     );
-    const allow = shakesHands ? ['GET', 'POST'] : ['POST'];
-    throw new Refusal('method_not_allowed', `only ${allow.join(', ')} is accepted`, undefined, { allow });
+    throw methodNotAllowed(shakesHands ? ['GET', 'POST'] : ['POST']);
   }
   const channel = await findChannel(deps, name as ChannelProvider, channelId);
   noteDelivery(res, { target: logTarget('channel', channelId, channel) });
@@ -50,8 +48,7 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
   const request = providerRequest(req, deps);
 
   if (req.method === 'GET') {
-    const reply = await gate.verify(() => channelHandshake(sender, request));
-    await gate.charge(buckets);
+    const { reply } = await admit(gate, { buckets, handshake: () => channelHandshake(sender, request) });
     return sendReply(res, reply);
   }
 
@@ -75,16 +72,5 @@ async function channelRoute(deps: AppDeps, name: string, req: Request, res: Resp
       }),
   });
   if ('reply' in admitted) return sendReply(res, admitted.reply);
-  sendAck(res, sender, admitted.result);
-}
-
-/** Twilio reads empty TwiML; Meta and Telegram ignore the body, and the counts help whoever replays a delivery by hand. */
-function sendAck(res: Response, sender: ChannelSender, ack: ChatAck): void {
-  contextOf(res).outcome = ackOutcome(ack);
-  if (sender.provider.acknowledgement === 'twiml') {
-    res.status(200).type('text/xml').send('<Response></Response>');
-    return;
-  }
-  // Telegram reads a JSON answer as a Bot API call only when it has a `method`; this has none.
-  sendJson(res, 200, ack);
+  sendChatAck(res, sender.provider, admitted.result);
 }

@@ -1,11 +1,10 @@
 import type { Request, Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import type { ProviderRequest } from '../providers/gate';
-import { contextOf } from '../http/context';
-import type { SuccessOutcome } from '../outcomes/reasons';
 import { getHandshake, hasGetHandshake } from '../providers/gate';
-import type { Reply } from '../providers/provider';
-import { ingressGate } from './ingress-gate';
+import { admit } from '../ingress/pipeline';
+import { sendReply } from './answers';
+import { ingressGate } from './http-gate';
 import { checkToken } from './trigger-auth';
 import { registeredTrigger, triggerBuckets } from './trigger-lookup';
 
@@ -13,15 +12,6 @@ import { registeredTrigger, triggerBuckets } from './trigger-lookup';
 export function providerRequest(req: Request, deps: AppDeps): ProviderRequest {
   const base = deps.config.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host') ?? ''}`;
   return { headers: req.headers, query: req.query as Record<string, unknown>, url: base + req.originalUrl };
-}
-
-export function sendReply(res: Response, reply: Reply & { outcome?: SuccessOutcome; eventId?: string }): void {
-  const context = contextOf(res);
-  context.outcome = reply.outcome ?? 'ok';
-  if (reply.headers['X-Event-Id']) context.eventId = reply.headers['X-Event-Id'];
-  res.status(reply.status).set(reply.headers);
-  if (reply.body === '') res.end();
-  else res.send(reply.body);
 }
 
 /**
@@ -40,11 +30,13 @@ export async function answerGet(deps: AppDeps, req: Request, res: Response): Pro
   const stored = trigger?.deployed ? trigger.provider : undefined;
   if (!trigger || !hasGetHandshake(stored)) return sendReply(res, getHandshake(undefined, providerRequest(req, deps)));
   const gate = ingressGate(deps, req, res, { target: `trigger:${path}`, workspaceId: trigger.workspaceId });
-  const reply = await gate.verify(() => {
-    checkToken(req, trigger);
-    return getHandshake(stored, providerRequest(req, deps));
+  const { reply } = await admit(gate, {
+    buckets: triggerBuckets(deps.config, path, trigger),
+    handshake: () => {
+      checkToken(req, trigger);
+      return getHandshake(stored, providerRequest(req, deps));
+    },
   });
-  await gate.charge(triggerBuckets(deps.config, path, trigger));
   if (!trigger.auth) gate.note({ authenticated: false });
   sendReply(res, reply);
 }

@@ -14,7 +14,7 @@ export const NOT_STORED: Reason[] = [
 export const READ: Reason[] = ['registry_unavailable', 'secret_unreadable'];
 export const SIGNATURE: Reason[] = ['signature_missing', 'signature_invalid'];
 /**
- * Reading a body through the ingress gate (src/routes/ingress-gate.ts): its byte limit, the
+ * Reading a body through the ingress gate (src/ingress/gate.ts): its byte limit, the
  * fair share of the body budget (429) or the whole budget (503), the minimum transfer rate and
  * REQUEST_TIMEOUT_MS (408).
  */

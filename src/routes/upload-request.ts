@@ -6,7 +6,7 @@ import type { FileStore } from '../files/file-store';
 import { classifyContentType } from '../ingest/content-type';
 import type { UploadRequest } from '../ingest/accept-upload';
 import type { StoredTrigger } from '../registry/schemas';
-import type { IngressGate } from './ingress-gate';
+import type { IngressGate } from '../ingress/gate';
 
 /**
  * With a file store, a multipart body is parsed while it arrives and its large files stored by

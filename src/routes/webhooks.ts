@@ -3,10 +3,9 @@ import type { AppDeps } from '../app-deps';
 import type { EntryRoute } from '../http/app-entry';
 import { contextOf } from '../http/context';
 import { noteDelivery } from '../http/delivery-notes';
-import { Refusal } from '../outcomes/refusal';
-import { sendJson } from '../http/send-json';
+import { methodNotAllowed } from '../outcomes/refusal';
 import { acceptUpload } from '../ingest/accept-upload';
-import { acceptWebhook, type WebhookAck } from '../ingest/accept-webhook';
+import { acceptWebhook } from '../ingest/accept-webhook';
 import { admit } from '../ingress/pipeline';
 import { openGate } from '../providers/gate';
 import { storeLearnedSecret } from '../providers/learned-secret';
@@ -14,10 +13,11 @@ import { keyFetcherOf } from '../keys/process-key-fetcher';
 import { providerNamed } from '../providers/registry';
 import { PATH_PATTERN } from '../registry/schemas';
 import { senderBodyLimit } from './body-limit';
-import { ingressGate } from './ingress-gate';
+import { ingressGate } from './http-gate';
 import { checkToken } from './trigger-auth';
 import { deployedTrigger, registeredTrigger, triggerBuckets } from './trigger-lookup';
-import { answerGet, providerRequest, sendReply } from './provider-replies';
+import { sendReply, sendWebhookAck } from './answers';
+import { answerGet, providerRequest } from './provider-replies';
 import { streamsFiles, uploadRequest } from './upload-request';
 
 const WEBHOOK_PREFIX = '/api/webhooks/trigger/';
@@ -60,7 +60,7 @@ function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise
     if (req.method !== 'POST') {
       // The same 405 whether or not the path exists (no probing); a registered trigger's log still shows it.
       await registeredTrigger(deps, req.params.path as string, res).catch(() => undefined);
-      throw new Refusal('method_not_allowed', 'only POST is accepted', undefined, { allow: ['POST'] });
+      throw methodNotAllowed();
     }
     const path = req.params.path as string;
     const trigger = await deployedTrigger(deps, path, res);
@@ -104,15 +104,6 @@ function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise
       return sendReply(res, provider.reply(ack));
     }
     if ('ignored' in ack) throw new Error('only a provider gate filters deliveries');
-    sendAck(res, ack);
+    sendWebhookAck(res, ack);
   };
-}
-
-function sendAck(res: Response, ack: WebhookAck): void {
-  const context = contextOf(res);
-  context.outcome = ack.replayed ? 'duplicate' : 'accepted';
-  context.eventId = ack.eventId;
-  res.setHeader('X-Event-Id', ack.eventId);
-  if (ack.replayed) res.setHeader('Idempotent-Replayed', 'true');
-  sendJson(res, ack.status, ack.body);
 }

@@ -1,16 +1,13 @@
-import type { Request, Response } from 'express';
-import { ipKeyGenerator } from 'express-rate-limit';
-import type { AppDeps } from '../app-deps';
-import { noteDelivery, type DeliveryNotes } from '../http/delivery-notes';
-import { answerCharge } from '../http/rate-limit-headers';
-import { whenClosed } from '../http/response-done';
+import type { Config } from '../config/schema';
+import type { DeliveryNotes } from '../http/context';
 import { Refusal } from '../outcomes/refusal';
-import type { BodyLease } from '../ingest/body-budget';
+import type { BodyBudget, BodyLease } from '../ingest/body-budget';
 import { classifyContentType } from '../ingest/content-type';
-import { noRoom, readRawBody } from '../ingest/read-body';
+import { noRoom, type BodyRules } from '../ingest/read-body';
 import { jsonParseCost } from '../ingest/safe-json';
 import type { SignatureDiagnostics } from '../providers/diagnostics';
-import type { Bucket, FailureCheck } from '../ratelimit/limiter';
+import type { Charge } from '../ratelimit/limit-info';
+import type { Bucket, createRateLimiter, FailureCheck } from '../ratelimit/limiter';
 
 /**
  * The budget counts a body's bytes and allows for its parsed form and event taking a few
@@ -19,6 +16,13 @@ import type { Bucket, FailureCheck } from '../ratelimit/limiter';
  * taken from the budget too.
  */
 const PARSE_ALLOWANCE = 4;
+
+/** What the gate is handed of the app's dependencies. */
+export interface GateDeps {
+  config: Pick<Config, 'BODY_MIN_RATE' | 'REQUEST_TIMEOUT_MS' | 'MAX_INFLIGHT_BODY_SHARE' | 'AUTH_FAILURE_LIMIT'>;
+  enforceRateLimits: ReturnType<typeof createRateLimiter>;
+  bodyBudget: BodyBudget;
+}
 
 export interface GateTarget {
   /** What the request opens (`trigger:<path>`, `channel:<name>:<id>`, `admin`): a key of failed authentications and of a body budget share. */
@@ -41,21 +45,32 @@ export interface GateTarget {
  *      transfer rate; `reserveParseMemory` before parsing.
  *
  * A check that needs the body (an HMAC) sits between `readBody` and `charge`.
+ *
+ * Nothing here speaks HTTP: the abstract members are the exchange, which the route implements
+ * (src/routes/http-gate.ts), so one object per request carries both.
  */
-export class IngressGate {
-  /** The client's address (a /56 for IPv6): `req.ip`, which honours TRUST_PROXY. */
-  readonly client: string;
+export abstract class IngressGate {
+  /** The client's address (a /56 for IPv6), as the route reads it. */
+  abstract readonly client: string;
   private admitted?: Promise<void>;
   private lease?: BodyLease;
 
   constructor(
-    private readonly deps: AppDeps,
-    private readonly req: Request,
-    private readonly res: Response,
+    private readonly deps: GateDeps,
     private readonly on: GateTarget,
-  ) {
-    this.client = clientAddress(req);
-  }
+  ) {}
+
+  /** What this request's delivery log entry carries (contract §13). */
+  abstract note(notes: DeliveryNotes): void;
+
+  /** Shows a charge on the answer (its X-RateLimit-* headers), then throws its 429 when a bucket is spent. */
+  protected abstract answerCharge(charge: Charge): void;
+
+  /** The request's raw body, read under `rules`. */
+  protected abstract readRaw(rules: BodyRules): Promise<Buffer>;
+
+  /** Runs `hook` once the answer is done (sent, refused or cut off). */
+  protected abstract whenDone(hook: () => void): void;
 
   /**
    * Runs a credential check that throws a 401/403 Refusal when it fails; returns what it returns.
@@ -75,11 +90,6 @@ export class IngressGate {
       if (error instanceof Refusal && (error.status === 401 || error.status === 403 || error.reason === 'invalid_handshake')) await this.countFailure();
       throw error;
     }
-  }
-
-  /** What this request's delivery log entry carries (contract §13). */
-  note(notes: DeliveryNotes): void {
-    noteDelivery(this.res, notes);
   }
 
   /** One more failed authentication of this client on this target (a refused handshake counts too). */
@@ -108,11 +118,11 @@ export class IngressGate {
     if (this.admitted) {
       await this.admitted;
       // charge() without its note: the request is noted authenticated just above.
-      answerCharge(this.res, await this.deps.enforceRateLimits(buckets));
+      this.answerCharge(await this.deps.enforceRateLimits(buckets));
       return;
     }
     const { blockedUntil, ...charge } = await this.deps.enforceRateLimits.admitAndCharge(this.failureCheck(), buckets);
-    if (!blockedUntil) answerCharge(this.res, charge);
+    if (!blockedUntil) this.answerCharge(charge);
     this.admitted = blockedUntil ? Promise.reject(throttled(blockedUntil)) : Promise.resolve();
     await this.admitted;
   }
@@ -120,13 +130,13 @@ export class IngressGate {
   /** Counts the request against the tenant's buckets (429 when one is spent). */
   async charge(buckets: Bucket[]): Promise<void> {
     this.note({ authenticated: true });
-    answerCharge(this.res, await this.deps.enforceRateLimits(buckets));
+    this.answerCharge(await this.deps.enforceRateLimits(buckets));
   }
 
   /** The raw body: at most `limit` bytes, held under this route's, workspace's and client's share of the budget. */
   readBody(limit: number): Promise<Buffer> {
     const { config } = this.deps;
-    return readRawBody(this.req, {
+    return this.readRaw({
       limit,
       lease: this.bodyLease(),
       minRate: config.BODY_MIN_RATE,
@@ -143,7 +153,7 @@ export class IngressGate {
     if (this.on.workspaceId !== undefined) keys.push(`workspace:${this.on.workspaceId}`);
     const lease = bodyBudget.lease(keys, Math.floor((bodyBudget.max * config.MAX_INFLIGHT_BODY_SHARE) / 100));
     this.lease = lease;
-    whenClosed(this.res, () => lease.release());
+    this.whenDone(() => lease.release());
     return lease;
   }
 
@@ -177,13 +187,4 @@ export class IngressGate {
 
 function throttled(until: Date): Refusal {
   return new Refusal('auth_throttled', 'too many failed authentications from this address; try again later', {}, { retryAt: until });
-}
-
-export function ingressGate(deps: AppDeps, req: Request, res: Response, on: GateTarget): IngressGate {
-  return new IngressGate(deps, req, res, on);
-}
-
-/** The client's address as TRUST_PROXY says to read it; IPv6 clients are grouped by /56 (one customer's prefix). */
-export function clientAddress(req: Request): string {
-  return ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown', 56);
 }
