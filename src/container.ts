@@ -1,5 +1,5 @@
 import { MemoryStore } from 'express-rate-limit';
-import type { AppDeps, DependencyCheck } from './app-deps';
+import type { AppDeps } from './app-deps';
 import type { Config } from './config/schema';
 import { unauthenticatedShare, type DeliveryLog } from './delivery-log/delivery-log';
 import { MemoryDeliveryLog } from './delivery-log/memory';
@@ -10,7 +10,7 @@ import { MemoryIdempotencyStore } from './idempotency/memory';
 import { RedisIdempotencyStore } from './idempotency/redis';
 import { BodyBudget } from './ingest/body-budget';
 import type { IdempotencyStore } from './idempotency/store';
-import type { Lifecycle } from './lifecycle';
+import type { DependencyCheck, Lifecycle } from './lifecycle';
 import type { Logger } from './observability/logger';
 import { registerDependencyMetrics } from './observability/dependencies';
 import { createMetrics, type Metrics } from './observability/metrics';

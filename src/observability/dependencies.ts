@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { DependencyCheck } from '../app-deps';
+import type { DependencyCheck } from '../lifecycle';
 import { TOPIC_STATES, type TopicState } from '../publish/sink';
 
 const CHECK_TIMEOUT_MS = 1000;
