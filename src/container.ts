@@ -18,7 +18,7 @@ import { CHANNEL_FOREIGN_METRICS } from './providers/channels';
 import { MicroBatcher, type BatcherOptions } from './publish/batcher';
 import { FileSink, type FileSinkSettings } from './publish/file';
 import { KafkaSink, type KafkaSettings } from './publish/kafka';
-import type { Sink } from './publish/sink';
+import { TOPIC_STATES, type Sink } from './publish/sink';
 import { kafkaTiming, writeTimeoutMs } from './publish/timing';
 import { topicName } from './publish/topics';
 import { createRateLimiter } from './ratelimit/limiter';
@@ -101,7 +101,8 @@ export function createContainer(config: Config, logger: Logger, metrics = create
     keyFetcher: processKeyFetcher(config, metrics),
     ...(adapters.deliveryLog && { deliveryLog: adapters.deliveryLog }),
   };
-  registerDependencyMetrics(metrics.registry, deps.checks, adapters.sink.topics?.bind(adapters.sink));
+  const sinkTopics = adapters.sink.topics?.bind(adapters.sink);
+  registerDependencyMetrics(metrics.registry, deps.checks, sinkTopics && { states: TOPIC_STATES, current: sinkTopics });
   const stores: Lifecycle[] = [
     adapters.registry,
     adapters.idempotency,
