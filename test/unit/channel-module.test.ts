@@ -13,7 +13,7 @@ import type { ChatMapping } from '../../src/providers/chat-event';
 import type { Provider } from '../../src/providers/provider';
 import type * as RegistryModule from '../../src/providers/registry';
 import type * as TokenCheck from '../../src/providers/schemes/token-check';
-import type * as Document from '../../src/openapi/document';
+import type * as Document from '../../src/routes/openapi-document';
 import type * as Records from '../../src/registry/records';
 import type * as Schemas from '../../src/registry/schemas';
 import type * as Table from '../../src/routes/table';
@@ -103,7 +103,7 @@ function loadWithFakeChannel(): Loaded {
       records: require('../../src/registry/records'),
       fields: require('../../src/secrets/fields'),
       table: require('../../src/routes/table'),
-      document: require('../../src/openapi/document'),
+      document: require('../../src/routes/openapi-document'),
       helper: require('../helpers/app'),
     };
   });
