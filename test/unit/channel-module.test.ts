@@ -17,7 +17,7 @@ import type * as Document from '../../src/routes/openapi-document';
 import type * as Records from '../../src/registry/records';
 import type * as Schemas from '../../src/registry/schemas';
 import type * as Table from '../../src/routes/table';
-import type * as Fields from '../../src/secrets/fields';
+import type * as Fields from '../../src/registry/secret-fields';
 import type * as AppHelper from '../helpers/app';
 
 const HEADER = 'x-fake-chat-token';
@@ -101,7 +101,7 @@ function loadWithFakeChannel(): Loaded {
     loaded = {
       schemas: require('../../src/registry/schemas'),
       records: require('../../src/registry/records'),
-      fields: require('../../src/secrets/fields'),
+      fields: require('../../src/registry/secret-fields'),
       table: require('../../src/routes/table'),
       document: require('../../src/routes/openapi-document'),
       helper: require('../helpers/app'),
