@@ -7,7 +7,7 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
-const { openApiDocumentText } = require(join(root, 'dist', 'openapi', 'document.js'));
+const { openApiDocumentText } = require(join(root, 'dist', 'routes', 'openapi-document.js'));
 mkdirSync(join(root, 'docs'), { recursive: true });
 writeFileSync(join(root, 'docs', 'openapi.json'), openApiDocumentText());
 process.stdout.write('wrote docs/openapi.json\n');

@@ -10,21 +10,7 @@ import type { Metrics } from './observability/metrics';
 import type { Registry } from './registry/registry';
 import type { createRateLimiter } from './ratelimit/limiter';
 import type { Tracing } from './tracing/tracing';
-
-/** A shared dependency (Redis, the sink, the triggers file), reported by /readyz and the metrics. */
-export interface DependencyCheck {
-  name: string;
-  /** Resolves when the dependency answers; rejects with a short reason (no secret) otherwise. */
-  ping(): Promise<void>;
-  /** While it answers: a state short of "up" (e.g. `topic_missing`), and facts for /readyz's body. */
-  report?(): { state?: string; detail?: Record<string, unknown> };
-}
-
-/** This process's own state: /readyz is 200 only while it is started and not draining. */
-export interface ProcessState {
-  started: boolean;
-  draining: boolean;
-}
+import type { DependencyCheck, ProcessState } from './lifecycle';
 
 /** Everything the HTTP app needs, built once by the container. */
 export interface AppDeps {

@@ -1,5 +1,5 @@
 import { MemoryStore } from 'express-rate-limit';
-import type { AppDeps, DependencyCheck } from './app-deps';
+import type { AppDeps } from './app-deps';
 import type { Config } from './config/schema';
 import { unauthenticatedShare, type DeliveryLog } from './delivery-log/delivery-log';
 import { MemoryDeliveryLog } from './delivery-log/memory';
@@ -10,7 +10,7 @@ import { MemoryIdempotencyStore } from './idempotency/memory';
 import { RedisIdempotencyStore } from './idempotency/redis';
 import { BodyBudget } from './ingest/body-budget';
 import type { IdempotencyStore } from './idempotency/store';
-import type { Lifecycle } from './lifecycle';
+import type { DependencyCheck, Lifecycle } from './lifecycle';
 import type { Logger } from './observability/logger';
 import { registerDependencyMetrics } from './observability/dependencies';
 import { createMetrics, type Metrics } from './observability/metrics';
@@ -18,7 +18,7 @@ import { CHANNEL_FOREIGN_METRICS } from './providers/channels';
 import { MicroBatcher, type BatcherOptions } from './publish/batcher';
 import { FileSink, type FileSinkSettings } from './publish/file';
 import { KafkaSink, type KafkaSettings } from './publish/kafka';
-import type { Sink } from './publish/sink';
+import { TOPIC_STATES, type Sink } from './publish/sink';
 import { kafkaTiming, writeTimeoutMs } from './publish/timing';
 import { topicName } from './publish/topics';
 import { createRateLimiter } from './ratelimit/limiter';
@@ -101,7 +101,8 @@ export function createContainer(config: Config, logger: Logger, metrics = create
     keyFetcher: processKeyFetcher(config, metrics),
     ...(adapters.deliveryLog && { deliveryLog: adapters.deliveryLog }),
   };
-  registerDependencyMetrics(metrics.registry, deps.checks, adapters.sink.topics?.bind(adapters.sink));
+  const sinkTopics = adapters.sink.topics?.bind(adapters.sink);
+  registerDependencyMetrics(metrics.registry, deps.checks, sinkTopics && { states: TOPIC_STATES, current: sinkTopics });
   const stores: Lifecycle[] = [
     adapters.registry,
     adapters.idempotency,

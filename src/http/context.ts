@@ -1,7 +1,12 @@
 import type { Response } from 'express';
 import type { LogTarget } from '../delivery-log/delivery-log';
 import type { Outcome, Reason } from '../outcomes/reasons';
-import type { EventTrace } from '../tracing/w3c';
+
+/** What a published event carries (CloudEvents distributed-tracing extension, Kafka headers). */
+export interface EventTrace {
+  traceparent: string;
+  tracestate?: string;
+}
 
 /** What a route knows about a request that its delivery log entry carries (contract §13). */
 export interface DeliveryNotes {

@@ -1,5 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { AppDeps } from '../app-deps';
+import type { DeliveryLog } from '../delivery-log/delivery-log';
+import type { ProcessState } from '../lifecycle';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
 import { accessLogger, logWhenFinished } from './access-log';
 import { openContext } from './context';
 import { recordDeliveryWhenDone } from './delivery-record';
@@ -14,7 +17,7 @@ import { duplicateHost } from './single-host';
  * drains, and 400 to a request with two Host headers.
  */
 export function requestContext(
-  deps: Pick<AppDeps, 'logger' | 'metrics' | 'lifecycle' | 'deliveryLog'>,
+  deps: { logger: Logger; metrics: Metrics; lifecycle: ProcessState; deliveryLog?: DeliveryLog },
   headers: Header[] = securityHeaders(),
   then: (req: Request, res: Response, next: NextFunction) => void = (_req, _res, next) => next(),
 ): RequestHandler {

@@ -1,6 +1,6 @@
 import type { ChannelSender } from '../providers/channel-gate';
 import { checkSenderBodyType } from '../providers/body-type';
-import type { EventTrace } from '../tracing/w3c';
+import type { EventTrace } from '../http/context';
 import { acceptChatEvents, mapDelivery, type ChatAck } from './accept-chat';
 import { parseJsonBytes } from './parse-body';
 import type { IngestDeps } from './ports';

@@ -6,7 +6,7 @@ import { cloudEvent, toRecord, type CloudEvent } from './cloudevent';
 import { claimOrDegrade, completeOrRetry, releaseQuietly, type OwnedClaim } from './guarded-store';
 import { publishRefusal } from './publish-failure';
 import type { IngestDeps } from './ports';
-import type { EventTrace } from '../tracing/w3c';
+import type { EventTrace } from '../http/context';
 
 /**
  * Every chat event is deduplicated for 7 days: Meta retries a delivery for up to 7 days,

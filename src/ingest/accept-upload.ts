@@ -6,7 +6,7 @@ import { eventFolder, fileKey } from '../files/object-key';
 import { RequestUploads } from '../files/request-uploads';
 import { Refusal } from '../outcomes/refusal';
 import type { StoredTrigger } from '../registry/schemas';
-import type { EventTrace } from '../tracing/w3c';
+import type { EventTrace } from '../http/context';
 import { answerEarlierClaim, eventHeaders, publishTriggerEvent, type DeliveryFacts, type HeldKey, type WebhookAck } from './accept-webhook';
 import { identityContentType, multipartIdentity } from './body-identity';
 import { applyInputFormat } from './coerce';

@@ -19,7 +19,7 @@ import { bodyStoreKey, fingerprintHeldByAnother, providerIdempotencyKey, resolve
 import { parseBody, type ParsedBody } from './parse-body';
 import { publishRefusal } from './publish-failure';
 import { dropUnacknowledgedObjects } from './unacknowledged-objects';
-import type { EventTrace } from '../tracing/w3c';
+import type { EventTrace } from '../http/context';
 import type { IngestDeps } from './ports';
 
 const DAY_SECONDS = 86_400;

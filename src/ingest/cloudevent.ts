@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isoFormatter } from '../observability/iso-time';
 import type { OutRecord } from '../publish/sink';
-import type { EventTrace } from '../tracing/w3c';
+import type { EventTrace } from '../http/context';
 
 export interface CloudEvent<T> {
   specversion: '1.0';

@@ -1,4 +1,3 @@
-import type { AppDeps } from '../app-deps';
 import type { Config } from '../config/schema';
 import type { Metrics } from '../observability/metrics';
 import { KeyFetcher, type KeyFetcherOptions } from './key-fetcher';
@@ -23,10 +22,17 @@ export function processKeyFetcher(
   });
 }
 
-const BUILT = new WeakMap<AppDeps, KeyFetcher>();
+/** What keyFetcherOf reads of the app's dependencies (AppDeps). */
+export interface KeyFetcherDeps {
+  keyFetcher?: KeyFetcher;
+  config: Pick<Config, 'KEY_FETCH'>;
+  metrics: Pick<Metrics, 'providerKeyFetches' | 'providerKeyCacheHits'>;
+}
+
+const BUILT = new WeakMap<KeyFetcherDeps, KeyFetcher>();
 
 /** The deps' key fetcher; deps built without one (some tests) get one from their config, once. */
-export function keyFetcherOf(deps: AppDeps): KeyFetcher {
+export function keyFetcherOf(deps: KeyFetcherDeps): KeyFetcher {
   if (deps.keyFetcher) return deps.keyFetcher;
   let built = BUILT.get(deps);
   if (!built) BUILT.set(deps, (built = processKeyFetcher(deps.config, deps.metrics)));

@@ -1,6 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { DependencyCheck } from '../app-deps';
-import { TOPIC_STATES, type TopicState } from '../publish/sink';
+import type { DependencyCheck } from '../lifecycle';
 
 const CHECK_TIMEOUT_MS = 1000;
 
@@ -43,12 +42,13 @@ export async function checkDependencies(checks: DependencyCheck[]): Promise<Depe
 /**
  * `igw_dependency_up{dependency}` (1 up, 0 down or short of up) and `igw_sink_topic{topic,state}`
  * (1 for each topic's current state; no series for a sink that checks no topics, so that the
- * alerting rules can name it whatever the sink), both refreshed at each scrape.
+ * alerting rules can name it whatever the sink), both refreshed at each scrape. The sink's
+ * topics come in with the states a topic can be in (publish/sink.ts's TOPIC_STATES).
  */
 export function registerDependencyMetrics(
   registry: Registry,
   checks: DependencyCheck[],
-  topics: () => Record<string, TopicState> = () => ({}),
+  topics: { states: readonly string[]; current(): Record<string, string> } = { states: [], current: () => ({}) },
 ): void {
   new Gauge({
     name: 'igw_dependency_up',
@@ -68,8 +68,8 @@ export function registerDependencyMetrics(
     registers: [registry],
     collect() {
       this.reset();
-      for (const [topic, current] of Object.entries(topics())) {
-        for (const state of TOPIC_STATES) this.set({ topic, state }, state === current ? 1 : 0);
+      for (const [topic, current] of Object.entries(topics.current())) {
+        for (const state of topics.states) this.set({ topic, state }, state === current ? 1 : 0);
       }
     },
   });

@@ -1,6 +1,6 @@
 import { Refusal } from '../outcomes/refusal';
 import type { Metrics } from '../observability/metrics';
-import type { StoredChannel } from '../registry/schemas';
+import type { StoredChannel } from './channel-record';
 import { handshakeReply, ProviderGate, type ProviderRequest } from './gate';
 import type { ChannelRef, ChatSide, Provider, Reply } from './provider';
 import { PROVIDERS } from './registry';

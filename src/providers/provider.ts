@@ -1,8 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import type { BodyKind } from '../ingest/content-type';
-import type { StoredChannel } from '../registry/schemas';
-import type { ChannelApi, ChannelRecord } from './channel-record';
+import type { ChannelApi, ChannelRecord, StoredChannel } from './channel-record';
 import type { ChatMapping, ChatProvider } from './chat-event';
 import type { PublicKeyAlgorithm } from './recipe/public-keys';
 import type { KeyFetcher } from '../keys/key-fetcher';

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../observability/logger';
 import type { RedisConnection } from '../redis/connection';
 import type { SecretsCipher } from '../secrets/cipher';
-import { SECRET_FIELDS } from '../secrets/fields';
 import { SealedFields } from '../secrets/sealed-fields';
 import { ChangeTracker } from './change-tracker';
 import { ChangeListener } from './redis-changes';
@@ -11,6 +10,7 @@ import { redisError, registryKeys, type Kind, type RegistryKeys } from './redis-
 import type { Registry } from './registry';
 import { resealAll } from './reseal';
 import type { StoredChannel, StoredTrigger } from './schemas';
+import { SECRET_FIELDS } from './secret-fields';
 
 export { RedisCollection } from './redis-collection';
 export { registryKeys } from './redis-keys';

@@ -1,4 +1,4 @@
-import type { DependencyCheck } from '../app-deps';
+import type { DependencyCheck } from '../lifecycle';
 import type { Logger } from '../observability/logger';
 import type { Registry } from './registry';
 import { seedRegistry } from './seed-file';

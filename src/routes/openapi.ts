@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../app-deps';
 import { contextOf } from '../http/context';
-import { openApiDocument } from '../openapi/document';
+import { openApiDocument } from './openapi-document';
 
 /** GET /openapi.json: the OpenAPI 3.1 description of every route (built once, from the zod schemas that validate requests). */
 export function openapiRoutes(_deps: AppDeps): Router {

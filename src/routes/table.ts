@@ -21,7 +21,7 @@ import { ADMIN_AUTH, ADMIN_WRITE, BODY, GATE, JSON_MEMORY, NOT_STORED, PARSE, RE
 
 /*
  * THE route table: every route either listener serves, with what the OpenAPI document
- * (src/openapi/document.ts) says of it. The document is generated from this list alone, and
+ * (src/routes/openapi-document.ts) says of it. The document is generated from this list alone, and
  * test/unit/route-table.test.ts checks that the routes createApp and createAdminApp serve are
  * exactly these (method, path, listener): a route added to a router and not here, or here and
  * not served, fails it.

@@ -20,11 +20,11 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 import type { Request, Response } from 'express';
 import type { RedisClient } from '../redis/connection';
 import type { Logger } from '../observability/logger';
-import { contextOf } from '../http/context';
+import { contextOf, type EventTrace } from '../http/context';
 import type { OutRecord, Sink } from '../publish/sink';
 import { instrumentRedisClient } from './redis';
 import type { Tracing } from './tracing';
-import { formatTraceparent, incomingTrace, parseTraceparent, type EventTrace } from './w3c';
+import { formatTraceparent, incomingTrace, parseTraceparent } from './w3c';
 
 export interface OtelOptions {
   /** The OTLP/HTTP traces URL. */

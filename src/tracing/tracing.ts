@@ -3,8 +3,8 @@ import type { RedisClient } from '../redis/connection';
 import type { Config } from '../config/schema';
 import type { Logger } from '../observability/logger';
 import type { Sink } from '../publish/sink';
-import { contextOf } from '../http/context';
-import { incomingTrace, passThroughTrace, type EventTrace } from './w3c';
+import { contextOf, type EventTrace } from '../http/context';
+import { incomingTrace, passThroughTrace } from './w3c';
 
 /**
  * How the gateway takes part in a distributed trace. Every request's context gets its `trace`

@@ -1,3 +1,4 @@
+import type { EventTrace } from '../http/context';
 import { randomText } from '../random-pool';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -13,12 +14,6 @@ export interface SpanRef {
   /** The id of the span (the sender's, or ours) the next hop is a child of. */
   spanId: string;
   flags: number;
-}
-
-/** What a published event carries (CloudEvents distributed-tracing extension, Kafka headers). */
-export interface EventTrace {
-  traceparent: string;
-  tracestate?: string;
 }
 
 /** The sender's context, when it sent a valid one. */

@@ -7,7 +7,7 @@ import { configSchema } from '../../src/config/schema';
 import { createContainer } from '../../src/container';
 import { REASONS, type Reason } from '../../src/outcomes/reasons';
 import { createLogger } from '../../src/observability/logger';
-import { OPERATION_REASONS, openApiDocument } from '../../src/openapi/document';
+import { OPERATION_REASONS, openApiDocument } from '../../src/routes/openapi-document';
 import {
   chatAckSchema,
   dataOf,

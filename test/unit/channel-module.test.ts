@@ -13,11 +13,11 @@ import type { ChatMapping } from '../../src/providers/chat-event';
 import type { Provider } from '../../src/providers/provider';
 import type * as RegistryModule from '../../src/providers/registry';
 import type * as TokenCheck from '../../src/providers/schemes/token-check';
-import type * as Document from '../../src/openapi/document';
+import type * as Document from '../../src/routes/openapi-document';
 import type * as Records from '../../src/registry/records';
 import type * as Schemas from '../../src/registry/schemas';
 import type * as Table from '../../src/routes/table';
-import type * as Fields from '../../src/secrets/fields';
+import type * as Fields from '../../src/registry/secret-fields';
 import type * as AppHelper from '../helpers/app';
 
 const HEADER = 'x-fake-chat-token';
@@ -101,9 +101,9 @@ function loadWithFakeChannel(): Loaded {
     loaded = {
       schemas: require('../../src/registry/schemas'),
       records: require('../../src/registry/records'),
-      fields: require('../../src/secrets/fields'),
+      fields: require('../../src/registry/secret-fields'),
       table: require('../../src/routes/table'),
-      document: require('../../src/openapi/document'),
+      document: require('../../src/routes/openapi-document'),
       helper: require('../helpers/app'),
     };
   });

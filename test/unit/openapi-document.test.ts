@@ -4,7 +4,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import type { createApp } from '../../src/app';
 import { configSchema } from '../../src/config/schema';
 import { REASONS, type Reason } from '../../src/outcomes/reasons';
-import { LISTENERS, OPERATION_REASONS, openApiDocument, openApiDocumentText, type Listener } from '../../src/openapi/document';
+import { LISTENERS, OPERATION_REASONS, openApiDocument, openApiDocumentText, type Listener } from '../../src/routes/openapi-document';
 import { EVERY_OPERATION } from '../../src/openapi/responses';
 import { testApp } from '../helpers/app';
 

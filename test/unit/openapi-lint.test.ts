@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { openApiDocument } from '../../src/openapi/document';
+import { openApiDocument } from '../../src/routes/openapi-document';
 import { tempDir } from '../helpers/tmp';
 
 const root = join(__dirname, '..', '..');

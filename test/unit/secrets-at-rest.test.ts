@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isSealed, keyId, SecretsCipher, SecretUnreadableError, type SealedSecret } from '../../src/secrets/cipher';
-import { SECRET_FIELDS } from '../../src/secrets/fields';
+import { SECRET_FIELDS } from '../../src/registry/secret-fields';
 import { SealedFields } from '../../src/secrets/sealed-fields';
 import { StoreUnavailableError } from '../../src/store-error';
 

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHAT_SENDERS } from '../providers/channels';
-import { ROUTES, type RouteSpec, type Security } from '../routes/table';
-import { schemaComponents, type JsonSchema } from './components';
-import { LISTENERS, PATH_PARAMETERS } from './parts';
-import { errorResponses, HEADERS } from './responses';
+import { schemaComponents, type JsonSchema } from '../openapi/components';
+import { LISTENERS, PATH_PARAMETERS } from '../openapi/parts';
+import { errorResponses, HEADERS } from '../openapi/responses';
+import { ROUTES, type RouteSpec, type Security } from './table';
 
-export { LISTENERS, type Listener } from './parts';
-export { OPERATION_REASONS } from '../routes/table';
+export { LISTENERS, type Listener } from '../openapi/parts';
+export { OPERATION_REASONS } from './table';
 
 /*
  * The OpenAPI 3.1 description of the gateway, generated from the route table
@@ -88,7 +88,7 @@ function paths(shared: SharedResponses): Record<string, JsonSchema> {
 }
 
 function packageVersion(): string {
-  // src/openapi and dist/openapi are both two levels below the package root.
+  // src/routes and dist/routes are both two levels below the package root.
   const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
