@@ -2,7 +2,7 @@ import type { ChannelSender } from '../providers/channel-gate';
 import { checkSenderBodyType } from '../providers/body-type';
 import type { EventTrace } from '../http/context';
 import { acceptChatEvents, mapDelivery, type ChatAck } from './accept-chat';
-import { parseJsonBytes } from './parse-body';
+import { parseJsonBytes } from '../body/text';
 import type { IngestDeps } from './ports';
 
 export interface ChannelDelivery {

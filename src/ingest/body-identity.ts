@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { sha256Hex } from '../security';
-import { classifyContentType } from './content-type';
+import { classifyContentType } from '../body/content-type';
 import { readParts, type MultipartLimits, type PartSink } from './multipart-rules';
 import type { ParsedBody } from './parse-body';
 

@@ -7,7 +7,7 @@ import { recordBytes } from '../publish/batcher';
 import type { OutRecord } from '../publish/sink';
 import { sha256Hex } from '../security';
 import { toRecord, type CloudEvent } from './cloudevent';
-import { classifyContentType } from './content-type';
+import { classifyContentType } from '../body/content-type';
 
 /** `data.body` of an event whose body is stored by reference (contract §12). */
 export interface BodyReference {

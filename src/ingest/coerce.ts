@@ -1,7 +1,7 @@
 import { Refusal } from '../outcomes/refusal';
 import type { FieldType } from '../registry/schemas';
 import { checkFileValue, foreignFileValue } from './file-values';
-import { ForeignFileValue, parseJsonSafely } from './safe-json';
+import { ForeignFileValue, parseJsonSafely } from '../body/safe-json';
 
 export interface DeclaredField {
   name: string;

@@ -1,4 +1,4 @@
-import { isForbiddenKey } from './safe-json';
+import { isForbiddenKey } from '../body/safe-json';
 
 /**
  * Collects form and multipart values by name: `x[]` and a repeated `x` become the array

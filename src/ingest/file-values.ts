@@ -1,6 +1,6 @@
 import { withoutControlCharacters } from '../files/file-name';
 import { Refusal } from '../outcomes/refusal';
-import { isUrlFileValue } from './safe-json';
+import { isUrlFileValue } from '../body/safe-json';
 
 /**
  * Contract §2.5, "only the gateway mints file values". A file value the gateway built from a

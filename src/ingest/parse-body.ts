@@ -1,10 +1,9 @@
-import { TextDecoder } from 'node:util';
 import { Refusal } from '../outcomes/refusal';
-import { classifyContentType } from './content-type';
+import { classifyContentType } from '../body/content-type';
 import { FieldCollector } from './fields';
 import { parseMultipart, type MultipartLimits } from './multipart';
 import { foreignFileValue, refuseUrlShape } from './file-values';
-import { ForeignFileValue, parseJsonSafely } from './safe-json';
+import { decodeText, parseJsonText } from '../body/text';
 
 export interface ParsedBody {
   /** The body's fields by name (contract §4 `input`). */
@@ -31,21 +30,16 @@ export async function parseBody(
   }
   switch (media.kind) {
     case 'json':
-      return wrap(parseJson(decode(raw, media.charset)));
+      return wrap(parseJsonText(decodeText(raw, media.charset), foreignFileValue));
     case 'text':
-      return wrap(decode(raw, media.charset));
+      return wrap(decodeText(raw, media.charset));
     case 'form':
-      return wrap(flat(parseForm(decode(raw, media.charset), limits.maxFields)));
+      return wrap(flat(parseForm(decodeText(raw, media.charset), limits.maxFields)));
     case 'multipart': {
       const { fields, bodyHash } = await parseMultipart(raw, contentType as string, limits);
       return { ...wrap(flat(fields)), multipartIdentity: bodyHash };
     }
   }
-}
-
-/** A UTF-8 JSON body as bytes → its value; 400 for invalid UTF-8 or malformed JSON. */
-export function parseJsonBytes(raw: Buffer): unknown {
-  return parseJson(decode(raw), false);
 }
 
 /** A form's or multipart body's fields: `type=url&data=s3://…` would be a file value the sender minted (contract §2.5). */
@@ -59,30 +53,6 @@ function wrap(value: unknown): ParsedBody {
   return { input: isObject ? (value as Record<string, unknown>) : { body: value }, value };
 }
 
-function decode(raw: Buffer, charset = 'utf-8'): string {
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder(charset, { fatal: true, ignoreBOM: false });
-  } catch {
-    throw new Refusal('unsupported_charset', `unsupported charset ${JSON.stringify(charset.slice(0, 40))}`);
-  }
-  try {
-    return decoder.decode(raw);
-  } catch {
-    throw new Refusal('invalid_encoding', `the body is not valid ${charset}`);
-  }
-}
-
-/** A request body's JSON; a `{ type: "url", data }` object in it is refused (contract §2.5) unless told otherwise. */
-function parseJson(text: string, forbidUrlFileValues = true): unknown {
-  try {
-    return parseJsonSafely(text, { forbidUrlFileValues });
-  } catch (error) {
-    if (error instanceof ForeignFileValue) throw foreignFileValue(error.path);
-    throw new Refusal('invalid_json', 'malformed JSON body', { problem: (error as Error).message.slice(0, 200) });
-  }
-}
-
 /** URL-encoded form; a lone `payload` field holding JSON (Slack and others) is that JSON. */
 function parseForm(text: string, maxFields: number): Record<string, unknown> | unknown {
   const fields = new FieldCollector();
@@ -90,7 +60,7 @@ function parseForm(text: string, maxFields: number): Record<string, unknown> | u
   const result = fields.result();
   const keys = Object.keys(result);
   if (keys.length === 1 && keys[0] === 'payload' && typeof result.payload === 'string' && /^\s*[[{]/.test(result.payload)) {
-    return parseJson(result.payload);
+    return parseJsonText(result.payload, foreignFileValue);
   }
   return result;
 }

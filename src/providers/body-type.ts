@@ -1,5 +1,5 @@
 import { Refusal } from '../outcomes/refusal';
-import { classifyContentType, type BodyKind } from '../ingest/content-type';
+import { classifyContentType, type BodyKind } from '../body/content-type';
 import type { Provider } from './provider';
 
 const MEDIA_TYPE: Record<BodyKind, string> = {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { KeyFetcher } from '../keys/key-fetcher';
-import { jsonParseCost } from '../ingest/safe-json';
+import { jsonParseCost } from '../body/safe-json';
 import type { FamilyFacts } from './families/facts';
 import { refuse, type FamilyResult } from './families/result';
 import type { Acknowledgement, Handshake, Provider, Reply, RequestHead, SignedRequest, SignatureReason } from './provider';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
-import type { BodyKind } from '../ingest/content-type';
+import type { BodyKind } from '../body/content-type';
 import type { ChannelApi, ChannelRecord, StoredChannel } from './channel-record';
 import type { ChatMapping, ChatProvider } from './chat-event';
 import type { PublicKeyAlgorithm } from './recipe/public-keys';

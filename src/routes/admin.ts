@@ -1,7 +1,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import { Refusal } from '../outcomes/refusal';
-import { parseJsonSafely } from '../ingest/safe-json';
+import { parseJsonSafely } from '../body/safe-json';
 import { contextOf } from '../http/context';
 import { validate } from '../http/validation';
 import { publicChannel, publicTrigger, toStoredChannel, toStoredTrigger } from '../registry/records';

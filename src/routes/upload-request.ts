@@ -3,7 +3,7 @@ import type { AppDeps } from '../app-deps';
 import { contextOf } from '../http/context';
 import { noteDelivery } from '../http/delivery-notes';
 import type { FileStore } from '../files/file-store';
-import { classifyContentType } from '../ingest/content-type';
+import { classifyContentType } from '../body/content-type';
 import type { UploadRequest } from '../ingest/accept-upload';
 import type { StoredTrigger } from '../registry/schemas';
 import type { IngressGate } from '../ingress/gate';

@@ -8,7 +8,7 @@ import { acceptUpload } from '../ingest/accept-upload';
 import { acceptWebhook } from '../ingest/accept-webhook';
 import { admit } from '../ingress/pipeline';
 import { openGate } from '../providers/gate';
-import { storeLearnedSecret } from '../providers/learned-secret';
+import { storeLearnedSecret } from '../registry/learned-secret';
 import { keyFetcherOf } from '../keys/process-key-fetcher';
 import { providerNamed } from '../providers/registry';
 import { PATH_PATTERN } from '../registry/schemas';

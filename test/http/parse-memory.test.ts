@@ -4,7 +4,7 @@
  * take 700 MB. (Forms stop at MAX_FIELDS: test/integration/form-fields-heap.test.ts.)
  */
 import request from 'supertest';
-import { jsonParseCost } from '../../src/ingest/safe-json';
+import { jsonParseCost } from '../../src/body/safe-json';
 import { testApp } from '../helpers/app';
 import { expectError, hookUrl, triggerInput } from '../helpers/http';
 import { waitFor } from '../helpers/sockets';

@@ -1,4 +1,4 @@
-import { classifyContentType } from '../../src/ingest/content-type';
+import { classifyContentType } from '../../src/body/content-type';
 
 describe('classifyContentType', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { isForbiddenKey, MAX_JSON_DEPTH, parseJsonSafely } from '../../src/ingest/safe-json';
+import { isForbiddenKey, MAX_JSON_DEPTH, parseJsonSafely } from '../../src/body/safe-json';
 
 describe('parseJsonSafely', () => {
   afterEach(() => {

@@ -1,6 +1,6 @@
 import { TextDecoder } from 'node:util';
 import { Refusal } from '../../outcomes/refusal';
-import { parseJsonBytes } from '../../ingest/parse-body';
+import { parseJsonBytes } from '../../body/text';
 import type { TwilioFields } from './map';
 import { bodyHashParameter } from './signature';
 

@@ -1,6 +1,6 @@
 import { Refusal } from '../outcomes/refusal';
-import type { Collection } from '../registry/registry';
-import type { StoredTrigger } from '../registry/schemas';
+import type { Collection } from './registry';
+import type { StoredTrigger } from './schemas';
 
 /**
  * Stores the secret a handshake taught (Asana's X-Hook-Secret) in the trigger, where the
