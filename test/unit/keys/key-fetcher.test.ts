@@ -218,10 +218,14 @@ describe('key fetcher: what it never does', () => {
   test('the time spent resolving counts toward the total: a resolution that used it all opens no connection (lowered here)', async () => {
     serveJwks(() => jwks('k1'));
     const limits = { connectTimeoutMs: 5000, totalTimeoutMs: 300, maxBodyBytes: 65536 };
-    const resolver = () => new Promise<Array<{ address: string; family: number }>>((resolve) => setTimeout(resolve, 300, [{ address: PUBLIC_ADDRESS, family: 4 }]));
+    // Answers after the total has run out (twice it: timers of one length could fire in either order).
+    let resolved: Promise<unknown> = Promise.resolve();
+    const resolver = () => (resolved = new Promise<Array<{ address: string; family: number }>>((resolve) => setTimeout(resolve, 600, [{ address: PUBLIC_ADDRESS, family: 4 }])));
     const { metrics, fetched } = recorder();
     expect(await fetcher({ resolver, limits, metrics }).jwks(google)).toEqual({ ok: false, reason: 'key_unavailable' });
     expect(fetched).toEqual([['google-pubsub', 'timeout']]);
+    await resolved; // the late answer arrives: it must open no connection either
+    await new Promise((resolve) => setImmediate(resolve));
     expect(host.dialed).toEqual([]);
   });
 
