@@ -36,6 +36,7 @@ const V4_BLOCKED: ReadonlyArray<[number[], number]> = [
 
 /** [first bytes, prefix length] of the IPv6 ranges that are not public (embedded IPv4 forms are checked apart). */
 const V6_BLOCKED: ReadonlyArray<[number[], number]> = [
+  [[0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48], // local-use NAT64 (RFC 8215): a network's own translator, never a provider
   [[0x01, 0x00, 0, 0, 0, 0, 0, 0], 64], // discard
   [[0x20, 0x01, 0x00, 0x00], 32], // Teredo
   [[0x20, 0x01, 0x00], 23], // IETF protocol assignments

@@ -27,6 +27,7 @@ const blocked: Array<[string, string]> = [
   ['::ffff:10.0.0.1', 'mapped private'],
   ['::127.0.0.1', 'IPv4-compatible'],
   ['64:ff9b::a00:1', 'NAT64 of a private address'],
+  ['64:ff9b:1::808:808', 'local-use NAT64, whatever it embeds'],
   ['2002:7f00:1::1', '6to4 of loopback'],
   ['2002:a9fe:a9fe::', '6to4 of the metadata service'],
   ['2001::1', 'Teredo'],
