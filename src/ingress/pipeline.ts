@@ -27,6 +27,11 @@ export interface Handshake {
   buckets: Bucket[];
   /** The credentials it carries, and its answer. */
   handshake: () => Reply;
+  /**
+   * Whether the handshake's check proves a credential (a trigger token); as `headersAuthenticate`
+   * of a delivery: when it does not, its entry goes to the delivery log's strangers' share.
+   */
+  authenticates?: boolean;
 }
 
 export interface Delivery<T> {
@@ -61,7 +66,7 @@ export type Admitted<T> = { reply: Reply } | { result: T };
 export function admit(gate: IngressGate, admission: Handshake): Promise<{ reply: Reply }>;
 export function admit<T>(gate: IngressGate, admission: Delivery<T>): Promise<Admitted<T>>;
 export async function admit<T>(gate: IngressGate, admission: Admission<T>): Promise<Admitted<T>> {
-  if ('handshake' in admission) return answered(gate, admission.buckets, await gate.verify(admission.handshake));
+  if ('handshake' in admission) return answered(gate, admission.buckets, await gate.verify(admission.handshake), admission.authenticates ?? true);
   const { buckets, checkHeaders, checkBody, diagnose } = admission;
   if (checkBody) {
     const early = checkHeaders ? await gate.verify(checkHeaders, diagnose && (() => diagnose())) : undefined;
