@@ -18,7 +18,7 @@ export interface ProfileSummary {
   inclusive: [string, number][];
 }
 
-function category(frame: Profiler.ProfileNode['callFrame']): string | undefined {
+export function category(frame: Profiler.ProfileNode['callFrame']): string | undefined {
   const { url, functionName } = frame;
   if (functionName === '(idle)') return 'idle';
   if (functionName === '(garbage collector)') return 'garbage collector';

@@ -4,12 +4,14 @@
 // --inclusive a,b: also the µs per request spent under scripts whose path contains a (or b).
 // --save <file>: keeps the .cpuprofile (open it in Chrome DevTools).
 // --baseline <dist dir>: --target baseline-embedded / baseline-redis-kafka profile that build.
+// --heap: V8's sampling heap profiler instead: the bytes each request allocates, by where.
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKafkaMock } from '../test/helpers/kafka-mock';
 import { option } from './args';
 import { summarise } from './cpu-profile';
+import { summariseHeap } from './heap-profile';
 import { HEADLINE } from './goals';
 import { PROFILE_TARGETS } from './profile-targets';
 import { drive } from './load';
@@ -36,6 +38,7 @@ async function main(): Promise<void> {
   const [node] = nodeBinaries([argument('node', '24')]);
   const scenario = SCENARIOS.find((s) => s.name === HEADLINE)!;
   const inclusiveOf = option(process.argv, 'inclusive')?.split(',') ?? [];
+  const heap = process.argv.includes('--heap');
 
   const redis = await requireRedis();
   const kafka = await startKafkaMock({ topics: ['bench-profile'], rttMs: 5 });
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
     ...target.env(),
     NODE_OPTIONS: `--require ${JSON.stringify(join(__dirname, 'profile-preload.js'))}`, // quoted: the path may hold spaces
     BENCH_PROFILE_FILE: profileFile,
+    BENCH_PROFILE_HEAP: heap ? '1' : '0',
   });
   try {
     const firstId = Date.now(); // below 2^53 and printed exactly by wrk's Lua
@@ -59,8 +63,12 @@ async function main(): Promise<void> {
     await waitForFile(profileFile, 30_000);
     const saveAs = option(process.argv, 'save');
     if (saveAs) copyFileSync(profileFile, saveAs);
-    const summary = summarise(JSON.parse(readFileSync(profileFile, 'utf8')), inclusiveOf);
     const requests = load.ok + load.non2xx;
+    if (heap) {
+      process.stdout.write(heapReport(JSON.parse(readFileSync(profileFile, 'utf8')), requests, `${target.name}, ${node.label}, "${scenario.name}", ${connections} connections, ${seconds} s: ${load.rps} req/s`));
+      return;
+    }
+    const summary = summarise(JSON.parse(readFileSync(profileFile, 'utf8')), inclusiveOf);
     const busyUs = summary.categories.filter(([name]) => name !== 'idle').reduce((sum, [, us]) => sum + us, 0);
     const perRequest = (us: number) => (us / requests).toFixed(1);
     const lines = [
@@ -88,6 +96,25 @@ async function main(): Promise<void> {
     redis.disconnect();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+function heapReport(profile: Parameters<typeof summariseHeap>[0], requests: number, title: string): string {
+  const summary = summariseHeap(profile);
+  const perRequest = (bytes: number) => (bytes / requests / 1024).toFixed(2);
+  return [
+    `# Heap allocation profile: ${title}`,
+    '',
+    `${perRequest(summary.totalBytes)} KB allocated per request (${requests} requests; sampled every 256 bytes, collected objects included).`,
+    '',
+    '| where | KB per request |',
+    '|---|---:|',
+    ...summary.categories.filter(([, bytes]) => bytes / requests >= 10).map(([name, bytes]) => `| ${name} | ${perRequest(bytes)} |`),
+    '',
+    '| function (allocating itself) | KB per request |',
+    '|---|---:|',
+    ...summary.functions.slice(0, 60).map(([name, bytes]) => `| ${name} | ${perRequest(bytes)} |`),
+    '',
+  ].join('\n');
 }
 
 main().catch((error) => {
