@@ -10,7 +10,7 @@ export function sha256Hex(data: string | Buffer): string {
 }
 
 function sha256(data: string | Buffer): Buffer {
-  return Buffer.from(hash('sha256', data, 'hex'), 'hex');
+  return Buffer.from(sha256Hex(data), 'hex');
 }
 
 /**

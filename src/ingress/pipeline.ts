@@ -27,11 +27,8 @@ export interface Handshake {
   buckets: Bucket[];
   /** The credentials it carries, and its answer. */
   handshake: () => Reply;
-  /**
-   * Whether the handshake's check proves a credential (a trigger token); as `headersAuthenticate`
-   * of a delivery: when it does not, its entry goes to the delivery log's strangers' share.
-   */
-  authenticates?: boolean;
+  /** Whether `handshake` proves a credential (a trigger token): as a delivery's `provesCredential`. */
+  provesCredential?: boolean;
 }
 
 export interface Delivery<T> {
@@ -50,7 +47,7 @@ export interface Delivery<T> {
    * handshake it answers proved nothing: its entry goes to the delivery log's strangers' share
    * (contract §13.1), so anyone asking for it at will cannot push out the record.
    */
-  headersAuthenticate?: boolean;
+  provesCredential?: boolean;
   /** The signature over the raw bytes; 401, or a signed handshake's answer. */
   checkBody?: (raw: Buffer) => Reply | undefined | Promise<Reply | undefined>;
   /** Why a signature was refused, for the delivery log: the body when it was read. */
@@ -66,11 +63,11 @@ export type Admitted<T> = { reply: Reply } | { result: T };
 export function admit(gate: IngressGate, admission: Handshake): Promise<{ reply: Reply }>;
 export function admit<T>(gate: IngressGate, admission: Delivery<T>): Promise<Admitted<T>>;
 export async function admit<T>(gate: IngressGate, admission: Admission<T>): Promise<Admitted<T>> {
-  if ('handshake' in admission) return answered(gate, admission.buckets, await gate.verify(admission.handshake), admission.authenticates ?? true);
+  if ('handshake' in admission) return answered(gate, admission.buckets, await gate.verify(admission.handshake), admission.provesCredential ?? true);
   const { buckets, checkHeaders, checkBody, diagnose } = admission;
   if (checkBody) {
     const early = checkHeaders ? await gate.verify(checkHeaders, diagnose && (() => diagnose())) : undefined;
-    if (early) return answered(gate, buckets, early, admission.headersAuthenticate ?? true);
+    if (early) return answered(gate, buckets, early, admission.provesCredential ?? true);
   } else if (checkHeaders) {
     // A credential the headers prove on their own: checked and charged in one round trip.
     await gate.verifyThenCharge(checkHeaders, buckets);

@@ -36,7 +36,7 @@ export async function answerGet(deps: AppDeps, req: Request, res: Response): Pro
       checkToken(req, trigger);
       return getHandshake(stored, providerRequest(req, deps));
     },
-    authenticates: trigger.auth !== undefined,
+    provesCredential: trigger.auth !== undefined,
   });
   sendReply(res, reply);
 }

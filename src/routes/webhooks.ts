@@ -76,7 +76,7 @@ function webhookHandler(deps: AppDeps): (req: Request, res: Response) => Promise
           checkToken(req, trigger);
           return provider?.beforeBody();
         },
-        headersAuthenticate: trigger.auth !== undefined,
+        provesCredential: trigger.auth !== undefined,
       }),
       ...(provider && { checkBody: (raw: Buffer) => provider.afterBody(raw), diagnose: (raw?: Buffer) => provider.diagnose(raw) }),
       ...(!provider && streamsFiles(deps, req) && { acceptStream: () => acceptUpload(deps, uploadRequest(req, res, path, trigger, gate)) }),
