@@ -6,7 +6,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKafkaMock } from '../test/helpers/kafka-mock';
 import { fileTargets, startFileStore } from './files';
-import { drive, loadGenerator, type LoadResult } from './load';
+import { drive, loadGenerator, warmUp, WARM_UP_REQUESTS, type LoadResult } from './load';
 import { goalLines, bodySizeLines, HEADLINE, LINGER_TRADE_OFF_MS } from './goals';
 import { idleConnectionRows, idleConnectionTable, type IdleRow } from './idle-connections';
 import { measureMemory, memoryTable, type MemoryRow } from './memory';
@@ -32,6 +32,8 @@ interface Options {
   baseline?: string;
   /** Rounds of each target measured side by side with its twin (the delivery log's cost). */
   sideRounds: number;
+  /** Requests answered before each cell of the goals' scenario is measured (bench/load.ts warmUp); the other scenarios warm up for 1 s. */
+  warmUpRequests: number;
   /** A/A check: each twin replaced by a copy of its partner, so the side-by-side lines show the method's own noise. */
   aa: boolean;
   /** With --baseline: this build and the baseline build also measured at the same time, side by side, in `sideRounds` rounds (few percent told apart on a loaded machine). */
@@ -75,6 +77,7 @@ function parseArgs(argv: string[]): Options {
     rounds: Number(get('rounds') ?? 3),
     baseline: get('baseline'),
     sideRounds: Number(get('side-rounds') ?? 6),
+    warmUpRequests: Number(get('warmup-requests') ?? WARM_UP_REQUESTS),
     aa: argv.includes('--aa'),
     baselineSide: argv.includes('--baseline-side'),
     targets: get('targets')?.split(get('targets')!.includes('|') ? '|' : ','),
@@ -85,7 +88,10 @@ async function measure(node: NodeBinary, target: Target, scenario: Scenario, opt
   const server = await startServer(node.path, target.script, target.env());
   const connections = scenario.connections ?? options.connections;
   try {
-    await drive(server.port, scenario, 1, connections, firstId); // warm-up
+    if (scenario.name === HEADLINE) {
+      let slice = 0;
+      await warmUp(server.port, scenario, connections, () => firstId + 2_000_000 + ++slice * 200_000, options.warmUpRequests);
+    } else await drive(server.port, scenario, 1, connections, firstId);
     const statsPort = server.adminPort ?? server.port;
     const before = await target.produceStats?.(statsPort);
     const rss = sampleRss(server.child.pid!);
@@ -229,7 +235,7 @@ async function main(): Promise<void> {
   const report = [
     `# Benchmark ${new Date().toISOString()}`,
     '',
-    `${options.seconds} s per cell after a 1 s warm-up, on loopback; 2 cores shared by the load generator, the server, Redis and the Kafka mock (librdkafka via kcat, rtt 5 ms, acks=all). ` +
+    `${options.seconds} s per cell after a warm-up (the goals' scenario: ${options.warmUpRequests} requests answered, so V8 has compiled each target's hot code, bench/load.ts; the others: 1 s), on loopback; 2 cores shared by the load generator, the server, Redis and the Kafka mock (librdkafka via kcat, rtt 5 ms, acks=all). ` +
       `Load generator per scenario (wrk -t1 where the requests can be built in Lua, else autocannon): ${generators.join('; ')}. ` +
       `The goals' scenario runs ${options.rounds} rounds with the targets alternating (every other round in reverse order), and each of its rows is that target's best round (most req/s; CPU per request: the median of its rounds; every round's req/s beside it). ` +
       `CPU per request is the server process's utime + stime over the load's window (/proc/<pid>/stat) divided by the requests it answered, and by thread group from /proc/<pid>/task/*/stat (bench/thread-cpu.ts). ` +

@@ -34,7 +34,7 @@ export async function sideBySide(
   node: NodeBinary,
   pair: [Target, Target],
   scenario: Scenario,
-  options: { seconds: number; connections: number; rounds: number },
+  options: { seconds: number; connections: number; rounds: number; warmUpRequests: number },
   nextFirstId: () => number,
 ): Promise<SideBySide> {
   const connectionsEach = Math.max(1, Math.floor((scenario.connections ?? options.connections) / 2));
@@ -46,7 +46,11 @@ export async function sideBySide(
     try {
       for (const side of order) servers[side] = await startServer(node.path, pair[side].script, pair[side].env());
       const both = (seconds: number) => Promise.all(servers.map((server) => drive(server.port, scenario, seconds, connectionsEach, nextFirstId())));
-      await both(1); // warm-up
+      // Warm-up: until each has answered as many requests as a cell alone (bench/load.ts warmUp).
+      const answered = [0, 0];
+      for (let second = 0; Math.min(...answered) < options.warmUpRequests && second < 30; second++) {
+        (await both(1)).forEach((load, side) => (answered[side] += load.ok + load.non2xx));
+      }
       const cpuBefore = servers.map((server) => cpuTimeMs(server.child.pid!));
       const loads = await both(options.seconds);
       const [a, b] = loads.map((load, side) => ({
