@@ -2,7 +2,7 @@
 // connections: whatever the shared machine does during a round (another process, writeback, a
 // frequency change) falls on both alike, and neither inherits a place in a sequence of cells.
 // Used where a few percent must be told apart (the delivery log's cost, issue 23).
-import { drive } from './load';
+import { drive, warmUp } from './load';
 import type { NodeBinary } from './node-binaries';
 import { cpuMsPer1000Since, cpuTimeMs, startServer, type Server } from './processes';
 import type { Scenario } from './scenarios';
@@ -46,11 +46,8 @@ export async function sideBySide(
     try {
       for (const side of order) servers[side] = await startServer(node.path, pair[side].script, pair[side].env());
       const both = (seconds: number) => Promise.all(servers.map((server) => drive(server.port, scenario, seconds, connectionsEach, nextFirstId())));
-      // Warm-up: until each has answered as many requests as a cell alone (bench/load.ts warmUp).
-      const answered = [0, 0];
-      for (let second = 0; Math.min(...answered) < options.warmUpRequests && second < 30; second++) {
-        (await both(1)).forEach((load, side) => (answered[side] += load.ok + load.non2xx));
-      }
+      // Each warmed up as a cell alone is (bench/load.ts), both at once.
+      await Promise.all(servers.map((server) => warmUp(server.port, scenario, connectionsEach, nextFirstId, options.warmUpRequests)));
       const cpuBefore = servers.map((server) => cpuTimeMs(server.child.pid!));
       const loads = await both(options.seconds);
       const [a, b] = loads.map((load, side) => ({
