@@ -57,8 +57,8 @@ async function main(): Promise<void> {
   });
   try {
     const firstId = Date.now(); // below 2^53 and printed exactly by wrk's Lua
-    let slice = 0; // warm-up, not profiled
-    await warmUp(server.port, scenario, connections, () => firstId + 20_000_000 + ++slice * 200_000, Number(argument('warmup-requests', String(WARM_UP_REQUESTS))));
+    const warmUpRequests = Number(argument('warmup-requests', String(WARM_UP_REQUESTS)));
+    await warmUp(server.port, scenario, connections, firstId + 20_000_000, warmUpRequests); // not profiled
     server.child.kill('SIGUSR2');
     const load = await drive(server.port, scenario, seconds, connections, firstId + 10_000_000);
     server.child.kill('SIGUSR2');

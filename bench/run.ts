@@ -88,10 +88,8 @@ async function measure(node: NodeBinary, target: Target, scenario: Scenario, opt
   const server = await startServer(node.path, target.script, target.env());
   const connections = scenario.connections ?? options.connections;
   try {
-    if (scenario.name === HEADLINE) {
-      let slice = 0;
-      await warmUp(server.port, scenario, connections, () => firstId + 2_000_000 + ++slice * 200_000, options.warmUpRequests);
-    } else await drive(server.port, scenario, 1, connections, firstId);
+    if (scenario.name === HEADLINE) await warmUp(server.port, scenario, connections, firstId + 2_000_000, options.warmUpRequests);
+    else await drive(server.port, scenario, 1, connections, firstId);
     const statsPort = server.adminPort ?? server.port;
     const before = await target.produceStats?.(statsPort);
     const rss = sampleRss(server.child.pid!);

@@ -46,8 +46,8 @@ export async function sideBySide(
     try {
       for (const side of order) servers[side] = await startServer(node.path, pair[side].script, pair[side].env());
       const both = (seconds: number) => Promise.all(servers.map((server) => drive(server.port, scenario, seconds, connectionsEach, nextFirstId())));
-      // Each warmed up as a cell alone is (bench/load.ts), both at once.
-      await Promise.all(servers.map((server) => warmUp(server.port, scenario, connectionsEach, nextFirstId, options.warmUpRequests)));
+      // Both at once, each until it has answered as many requests as a cell alone (bench/load.ts).
+      await Promise.all(servers.map((server) => warmUp(server.port, scenario, connectionsEach, nextFirstId(), options.warmUpRequests)));
       const cpuBefore = servers.map((server) => cpuTimeMs(server.child.pid!));
       const loads = await both(options.seconds);
       const [a, b] = loads.map((load, side) => ({
