@@ -2,6 +2,7 @@
 export const PROFILE_TARGETS: Record<string, string> = {
   floor: 'floor (bare express 5)',
   naive: 'naive receiver (Redis + Kafka)',
+  batched: 'batched receiver (Redis + Kafka, nothing else)',
   embedded: 'gateway, embedded',
   'redis-kafka': 'gateway, Redis + Kafka',
   'embedded-nolog': 'gateway, embedded, DELIVERY_LOG_MAX=0',

@@ -50,6 +50,13 @@ export function targets(work: string, registryFile: string, kafka: KafkaMock, ba
       env: production,
       produceStats: async (port) => (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { produceRequests: number; records: number },
     },
+    {
+      // What batching alone reaches on ioredis and kafkajs, without the gateway's features: how far below the naive receiver a goal can be.
+      name: 'batched receiver (Redis + Kafka, nothing else)',
+      script: join(ROOT, 'dist-bench', 'bench', 'batched.js'),
+      env: production,
+      headlineOnly: true,
+    },
     { name: 'gateway, embedded', script: gateway, env: embedded() },
     { name: 'gateway, embedded, DELIVERY_LOG_MAX=0', script: gateway, env: embedded({ DELIVERY_LOG_MAX: '0' }), twinOf: 'gateway, embedded' },
     ...(baseline ? [{ name: 'baseline build, embedded', script: join(baseline, 'main.js'), env: embedded() }] : []),
