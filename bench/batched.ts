@@ -57,7 +57,7 @@ async function produce(): Promise<void> {
     await producer.send({ topic, acks: -1, messages: batch.map((p) => ({ key: 'wf-bench', value: p.value })) });
     for (const p of batch) answer(p.res, 202, ACCEPTED);
   } catch {
-    await redis.del(...batch.map((p) => `${prefix}${p.key}`));
+    await redis.del(...batch.map((p) => `${prefix}${p.key}`)).catch(() => undefined);
     for (const p of batch) answer(p.res, 503, JSON.stringify({ error: 'unavailable' }));
   }
   producing = false;
