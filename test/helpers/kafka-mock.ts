@@ -2,7 +2,7 @@
  * librdkafka's mock Kafka cluster, started through Debian's `kcat` (one process that is both
  * the broker and a consumer of the given topics), for tests that talk Kafka over TCP.
  *
- *   kcat -b x -X test.mock.num.brokers=1 [-X test.mock.broker.rtt=N] -u -J -o beginning
+ *   kcat -b x -X test.mock.num.brokers=1 [-X test.mock.broker.rtt=N] -X check.crcs=true -u -J -o beginning
  *        (-C -t <topic> | -G <group> <topic>...)
  *
  * What librdkafka 2.0.2's mock (the one in Debian 12's kcat 1.7.1) can and cannot do, found
@@ -142,8 +142,10 @@ export async function startKafkaMock(options: KafkaMockOptions): Promise<KafkaMo
 
   const args = ['-b', 'x', '-X', 'test.mock.num.brokers=1'];
   if (options.rttMs !== undefined) args.push('-X', `test.mock.broker.rtt=${options.rttMs}`);
-  // Records reach the consumer within ~100 ms rather than the default 500.
-  args.push('-X', 'fetch.wait.max.ms=100', '-u', '-J', '-o', 'beginning');
+  // Records reach the consumer within ~100 ms rather than the default 500. check.crcs: the
+  // consumer verifies each batch's CRC-32C (librdkafka's own code, not kafkajs's, which
+  // patches/ changes) and reports a mismatch instead of the records.
+  args.push('-X', 'fetch.wait.max.ms=100', '-X', 'check.crcs=true', '-u', '-J', '-o', 'beginning');
   if (options.topics.length === 1) args.push('-C', '-t', options.topics[0]);
   else args.push('-G', `kafka-mock-${process.pid}-${++started}`, ...options.topics);
 
