@@ -1,5 +1,6 @@
 import express from 'express';
 import type { AppDeps } from './app-deps';
+import { writeKeptHeaders } from './http/answer-headers';
 import { enterDirectly } from './http/app-entry';
 import { errorHandler, notFound } from './http/error-handler';
 import { requestContext } from './http/request-context';
@@ -52,6 +53,7 @@ function baseApp(deps: AppDeps, headers: Header[]): { app: express.Express; cont
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  writeKeptHeaders(app.response);
   // req.ip: the socket's address, or X-Forwarded-For as far as TRUST_PROXY trusts it.
   app.set('trust proxy', deps.config.TRUST_PROXY ?? false);
   readClientIpOnce(app, deps.config.TRUST_PROXY);

@@ -4,6 +4,7 @@ import type { ProcessState } from '../lifecycle';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import { accessLogger, logWhenFinished } from './access-log';
+import { keepHeader, keepHeaders } from './answer-headers';
 import { openContext } from './context';
 import { recordDeliveryWhenDone } from './delivery-record';
 import { requestIdFor } from './request-id';
@@ -22,15 +23,16 @@ export function requestContext(
   then: (req: Request, res: Response, next: NextFunction) => void = (_req, _res, next) => next(),
 ): RequestHandler {
   const accessLog = accessLogger(deps.logger);
+  const flatHeaders = headers.flat();
   // Named: the webhook fast path's guard (test/http/app-entry-layers.test.ts) finds it in the app's stack by name.
   return function requestContext(req, res, next) {
     // A request pipelined behind one that was answered with `Connection: close` (its socket is
     // half-closed) could never be answered: it is not served.
     if (!req.socket.writable) return void req.socket.destroy();
-    for (const [name, value] of headers) res.setHeader(name, value);
+    keepHeaders(res, flatHeaders);
     const id = requestIdFor(req.headers['x-request-id']);
     openContext(res, id);
-    res.setHeader('X-Request-Id', id);
+    keepHeader(res, 'X-Request-Id', id);
     if (deps.lifecycle.draining) res.setHeader('Connection', 'close');
     logWhenFinished(accessLog, deps.metrics, req, res);
     if (deps.deliveryLog) recordDeliveryWhenDone(deps.deliveryLog, req, res);

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { keepHeader } from './answer-headers';
 
 /**
  * What `res.status(status).json(body)` sends, without express's send machinery (charset
@@ -13,7 +14,7 @@ export function sendJson(res: Response, status: number, body: unknown): void {
     return;
   }
   const text = JSON.stringify(body) ?? '';
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
+  keepHeader(res, 'Content-Type', 'application/json; charset=utf-8');
+  keepHeader(res, 'Content-Length', String(Buffer.byteLength(text)));
   res.end(text);
 }

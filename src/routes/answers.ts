@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { keepHeader } from '../http/answer-headers';
 import { contextOf } from '../http/context';
 import { sendJson } from '../http/send-json';
 import { ackOutcome, type ChatAck } from '../ingest/accept-chat';
@@ -28,8 +29,8 @@ export function sendWebhookAck(res: Response, ack: WebhookAck): void {
   const context = contextOf(res);
   context.outcome = ack.replayed ? 'duplicate' : 'accepted';
   context.eventId = ack.eventId;
-  res.setHeader('X-Event-Id', ack.eventId);
-  if (ack.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  keepHeader(res, 'X-Event-Id', ack.eventId);
+  if (ack.replayed) keepHeader(res, 'Idempotent-Replayed', 'true');
   sendJson(res, ack.status, ack.body);
 }
 
