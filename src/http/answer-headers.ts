@@ -4,12 +4,14 @@ import { ServerResponse } from 'node:http';
  * An answer's headers kept on the response and given to `writeHead` in one list with the
  * status line, instead of one `setHeader` each: `setHeader` stores every header in an object
  * by its lower-cased name (and checks it), and `writeHead` walks that object again. For the
- * webhook acknowledgement's 9 headers that was about 2 % of a request's CPU on Node 24.
+ * webhook acknowledgement's 9 headers that was about 3 % of a request's CPU on Node 24
+ * (setHeader 3.6-4.0 µs of 140.8 in the Redis + Kafka gateway's profile).
  *
  * A kept header behaves as if `setHeader` had been called when it was kept: one set with
- * `setHeader` before is replaced by it, one set after replaces it. So only the answers that
- * keep all of their headers (the acknowledgement, the contract's error bodies) take the one
- * list; any other answer gets the kept headers set one by one when it is written.
+ * `setHeader` before is replaced by it, one set after replaces it (`removeHeader` does not see
+ * it: nothing on the way of a kept header removes one). So only an answer that keeps all of its
+ * headers (what `sendJson` writes) takes the one list; any other (express's `res.json`, a
+ * refusal, a provider's reply) gets the kept headers set one by one when it is written.
  */
 const KEPT = Symbol('keptHeaders');
 type Keeping = ServerResponse & { [KEPT]?: string[] };
