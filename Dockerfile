@@ -28,7 +28,7 @@ WORKDIR /app
 
 # Dependencies first, so this layer is cached until the lockfile changes; `npm ci` installs
 # exactly what package-lock.json locks (it holds every platform's optional native packages).
-# npm ci's postinstall applies patches/ (patch-package, a dev dependency: see docs/throughput.md).
+# npm ci's postinstall applies patches/ (patch-package, a dev dependency: see docs/choices.md).
 COPY package.json package-lock.json ./
 COPY patches ./patches
 COPY scripts/apply-patches.js ./scripts/

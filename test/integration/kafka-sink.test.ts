@@ -264,6 +264,33 @@ test('gzip compression: records read back as written', async () => {
   }
 });
 
+/**
+ * The largest record a sender can cause (MAX_RECORD_BYTES) through kafkajs's patched encoder
+ * (patches/): it is sized to fit and never zero-filled, and its batch's CRC-32C is computed eight
+ * bytes a step. The mock's consumer checks each batch's CRC (check.crcs) before it prints a record.
+ */
+test('records up to the record limit, in multi-byte UTF-8, arrive byte for byte with their headers', async () => {
+  const topic = 'it.large';
+  const mock = await mockWith([topic]);
+  const sink = sinkFor(mock.brokers);
+  await sink.start();
+  await eventually(() => sink.ping(), GIVE_UP_MS);
+
+  const large = (n: number, bytes: number): OutRecord => {
+    const rec = record(topic, n);
+    const text = 'é€x'.repeat(Math.floor((bytes - rec.value.length) / 6)); // 6 bytes a repeat
+    return { ...rec, headers: { ...rec.headers, tracestate: `k${n}=${'v'.repeat(200)}` }, value: JSON.stringify({ ...JSON.parse(rec.value), text }) };
+  };
+  const records = [large(0, BATCHER.maxRecordBytes - 100), record(topic, 1), large(2, 70_000), large(3, 600)];
+  expect(Buffer.byteLength(records[0].value)).toBeGreaterThan(BATCHER.maxRecordBytes - 200);
+  await sink.write(records);
+  const back = await mock.waitFor(records.length, GIVE_UP_MS, topic);
+  const byId = new Map(back.map((r) => [r.headers.ce_id, r]));
+  for (const sent of records) {
+    expect(byId.get(sent.headers.ce_id)).toMatchObject({ key: sent.key, value: sent.value, headers: sent.headers });
+  }
+});
+
 test('a write larger than one request may carry is sent as consecutive requests, in order', async () => {
   const topic = 'it.chunks';
   const mock = await mockWith([topic]);

@@ -75,7 +75,7 @@ describe('kafkajs, patched: the same bytes, made with less work', () => {
     expect(new Decoder(bytes).readVarLong().toString()).toBe(text);
   });
 
-  it('a record longer than the default encoder keeps every byte (sized, never grown)', () => {
+  it('a record longer than the default 512-byte encoder keeps every byte, and its length prefix says how many', () => {
     const value = 'é'.repeat(3000);
     const record = Record({ key: 'k', value, headers: { a: 'b' } }).buffer;
     const length = new Decoder(record).readVarInt();
