@@ -7,6 +7,7 @@ import { RedisIdempotencyStore } from '../../src/idempotency/redis';
 import { RedisConnection } from '../../src/redis/connection';
 import { capturingLogger, uniquePrefix } from '../helpers/redis';
 import { RedisClusterProcess } from '../helpers/redis-cluster';
+import { waitUntil } from '../helpers/wait';
 
 /**
  * Long next to what a busy machine adds to a call (issue 34). Timers never fire early, so a
@@ -25,6 +26,8 @@ describe('a Redis Cluster master dies', () => {
     cluster = await RedisClusterProcess.start({ password: 'cluster-outage-pw-51a7' });
     connection = new RedisConnection({ target: cluster.target, timeoutMs: TIMEOUT_MS }, logs.logger);
     await connection.start();
+    // start() waits a moment only; a busy machine can take longer to reach every node.
+    await waitUntil(() => connection.isReady, 'the connection to the Redis Cluster to be ready');
   });
 
   afterAll(async () => {
