@@ -42,7 +42,7 @@ export interface RedisSetup {
 const CONNECTION_TIMEOUT_MS = 5000;
 
 /** Starts the connection and waits until it is ready; closes it when it never gets there. */
-async function readyConnection(connection: RedisConnection): Promise<RedisConnection> {
+export async function readyConnection(connection: RedisConnection): Promise<RedisConnection> {
   try {
     await connection.start();
     await waitUntil(() => connection.isReady, 'the test connection to Redis to be ready');

@@ -16,6 +16,7 @@ import { keyId, SecretsCipher } from '../../src/secrets/cipher';
 import { REDIS_TEST_URL, deleteKeys, requireRedis, silentLogger, uniquePrefix } from '../helpers/redis';
 import { startGateway, type RunningGateway } from '../helpers/server';
 import { tempDir } from '../helpers/tmp';
+import { readyConnection } from '../helpers/redis-setups';
 
 const KEY = randomBytes(32);
 const OTHER_KEY = randomBytes(32);
@@ -39,7 +40,7 @@ describe('secrets at rest through the built gateway', () => {
     admin = await requireRedis();
     // Sealed under a key this gateway will not have (e.g. written before a botched rotation).
     const connection = new RedisConnection({ target: REDIS_TEST_URL, timeoutMs: 1000 }, silentLogger());
-    await connection.start();
+    await readyConnection(connection);
     const foreign = new RedisRegistry(connection, prefix, silentLogger(), { cipher: new SecretsCipher(OTHER_KEY) });
     await foreign.channels.put('wa-foreign', toStoredChannel(channelInput('foreign-app-secret')));
     await foreign.close();

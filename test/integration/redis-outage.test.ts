@@ -17,6 +17,7 @@ import type { StoredTrigger } from '../../src/registry/schemas';
 import { RedisConnection } from '../../src/redis/connection';
 import { TestClock } from '../helpers/clock';
 import { RedisServerProcess, capturingLogger, freePort, uniquePrefix, waitFor } from '../helpers/redis';
+import { readyConnection } from '../helpers/redis-setups';
 
 /**
  * Long next to what a busy machine adds to a call (issue 34), so that the bounds below tell
@@ -66,7 +67,7 @@ describe('Redis outage: frozen, killed, restarted', () => {
   beforeAll(async () => {
     server = await RedisServerProcess.start();
     connection = new RedisConnection({ target: server.url, timeoutMs: TIMEOUT_MS }, logs.logger);
-    await connection.start();
+    await readyConnection(connection);
     registry = new RedisRegistry(connection, prefix, logs.logger);
     await registry.start();
     idempotency = new RedisIdempotencyStore(connection.client, prefix);

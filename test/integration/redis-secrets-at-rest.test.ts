@@ -10,6 +10,7 @@ import type { StoredChannel, StoredTrigger } from '../../src/registry/schemas';
 import { RedisConnection } from '../../src/redis/connection';
 import { keyId, SecretsCipher, SecretUnreadableError } from '../../src/secrets/cipher';
 import { REDIS_TEST_URL, capturingLogger, deleteKeys, requireRedis, silentLogger, uniquePrefix } from '../helpers/redis';
+import { readyConnection } from '../helpers/redis-setups';
 
 const keyA = randomBytes(32);
 const keyB = randomBytes(32);
@@ -31,7 +32,7 @@ describe('secrets at rest in the Redis registry', () => {
 
   async function open(cipher?: SecretsCipher, logger = silentLogger()): Promise<RedisRegistry> {
     const connection = new RedisConnection({ target: REDIS_TEST_URL, timeoutMs: 1000 }, logger);
-    await connection.start();
+    await readyConnection(connection);
     const registry = new RedisRegistry(connection, prefix, logger, { cipher });
     await registry.start();
     await registry.resealing;
@@ -121,7 +122,7 @@ describe('secrets at rest in the Redis registry', () => {
     const before = await open();
     await before.channels.put('wa-race', channel('old-clear-secret'));
     const connection = new RedisConnection({ target: REDIS_TEST_URL, timeoutMs: 1000 }, silentLogger());
-    await connection.start();
+    await readyConnection(connection);
     const registry = new RedisRegistry(connection, prefix, silentLogger(), { cipher: new SecretsCipher(keyA) });
     opened.push({ connection, registry });
     // Another process writes between the reseal's read and its write.

@@ -13,6 +13,8 @@ import { capturingLogger, silentLogger, uniquePrefix } from '../helpers/redis';
 import { makeTestPki, startSecuredRedis, type SecuredRedis, type TestPki } from '../helpers/secured-redis';
 import { startGateway } from '../helpers/server';
 import { tempDir } from '../helpers/tmp';
+import { readyConnection } from '../helpers/redis-setups';
+import { waitUntil } from '../helpers/wait';
 
 const PASSWORD = 'tls-redis-pw-7d41';
 
@@ -63,7 +65,7 @@ describe('Redis over TLS with a password', () => {
 
   it('reads and writes the registry over rediss:// with the test CA', async () => {
     const connection = new RedisConnection({ target: redis.url, timeoutMs: 1000, tls: redisTlsOptions(config({ REDIS_URL: redis.url, REDIS_TLS_CA_FILE: pki.caFile })) }, silentLogger());
-    await connection.start();
+    await readyConnection(connection);
     const registry = new RedisRegistry(connection, uniquePrefix('tls'), silentLogger());
     try {
       await connection.ping();
@@ -82,7 +84,7 @@ describe('Redis over TLS with a password', () => {
     try {
       await connection.start();
       await expect(connection.ping()).rejects.toThrow(/redis: /);
-      expect(logs.text()).toMatch(/certificate/i);
+      await waitUntil(() => /certificate/i.test(logs.text()), 'the refused certificate in the log');
       expect(logs.text()).not.toContain(PASSWORD);
     } finally {
       await connection.close();
@@ -93,7 +95,7 @@ describe('Redis over TLS with a password', () => {
     const withCert = config({ REDIS_URL: mtls.url, REDIS_TLS_CA_FILE: pki.caFile, REDIS_TLS_CERT_FILE: pki.clientCertFile, REDIS_TLS_KEY_FILE: pki.clientKeyFile });
     const connection = new RedisConnection({ target: mtls.url, timeoutMs: 1000, tls: redisTlsOptions(withCert) }, silentLogger());
     try {
-      await connection.start();
+      await readyConnection(connection);
       await expect(connection.ping()).resolves.toBeUndefined();
     } finally {
       await connection.close();

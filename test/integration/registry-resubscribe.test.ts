@@ -11,6 +11,7 @@ import { RedisRegistry, registryKeys } from '../../src/registry/redis';
 import type { StoredTrigger } from '../../src/registry/schemas';
 import { REDIS_TEST_URL, deleteKeys, requireRedis, silentLogger, uniquePrefix, waitFor } from '../helpers/redis';
 import { RedisFaultProxy } from '../helpers/redis-fault-proxy';
+import { readyConnection } from '../helpers/redis-setups';
 
 const TIMEOUT_MS = 300;
 /** B never polls and trusts its cache for a minute: only pub/sub can tell it of a change. */
@@ -26,7 +27,7 @@ describe('registry subscription across a dropped Redis connection', () => {
 
   async function startRegistry(url: string, options = {}): Promise<{ connection: RedisConnection; registry: RedisRegistry }> {
     const connection = new RedisConnection({ target: url, timeoutMs: TIMEOUT_MS }, silentLogger());
-    await connection.start();
+    await readyConnection(connection);
     const registry = new RedisRegistry(connection, prefix, silentLogger(), options);
     await registry.start();
     await registry.confirm();

@@ -9,12 +9,13 @@ import type { Span } from '@opentelemetry/api';
 import { RedisConnection } from '../../src/redis/connection';
 import { instrumentRedisClient } from '../../src/tracing/redis';
 import { REDIS_TEST_URL, requireRedis, silentLogger, uniquePrefix } from '../helpers/redis';
+import { readyConnection } from '../helpers/redis-setups';
 
 describe('Redis spans under auto-pipelining', () => {
   it("each command's span gets the context of its own caller", async () => {
     (await requireRedis()).disconnect();
     const connection = new RedisConnection({ target: REDIS_TEST_URL, timeoutMs: 1000 }, silentLogger());
-    await connection.start();
+    await readyConnection(connection);
     try {
       const request = new AsyncLocalStorage<string>();
       const started: Array<{ name: string; parent: string | undefined }> = [];
