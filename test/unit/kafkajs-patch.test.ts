@@ -1,7 +1,8 @@
 /**
  * patches/kafkajs+2.2.4.patch (applied by npm's postinstall) changes how kafkajs encodes a
  * Produce request: encoders not zero-filled, varints written in place, headers and records
- * sized to fit, CRC-32C eight bytes a step. The bytes on the wire must not change. The Kafka
+ * sized to fit, CRC-32C eight bytes a step; the default partitioner's murmur2 in 32-bit integer
+ * arithmetic. The bytes on the wire, and the partition a key goes to, must not change. The Kafka
  * integration tests check the CRCs with librdkafka's own code (kcat's check.crcs); these check
  * the patched functions against independent references and the unpatched library's output.
  */
@@ -14,6 +15,7 @@ const Decoder = require('kafkajs/src/protocol/decoder') as new (buffer: Buffer) 
 const crc32C = require('kafkajs/src/protocol/recordBatch/crc32C') as (buffer: Buffer) => number;
 const Header = require('kafkajs/src/protocol/recordBatch/header/v0') as (header: { key: string; value: string | Buffer }) => EncoderLike;
 const Record = require('kafkajs/src/protocol/recordBatch/record/v0') as (record: object) => EncoderLike;
+const murmur2 = require('kafkajs/src/producer/partitioners/default/murmur2') as (key: string | Buffer) => number;
 const ProduceV3 = require('kafkajs/src/protocol/requests/produce/v3/request') as (request: object) => { encode(): Promise<EncoderLike> };
 
 /** CRC-32C bit by bit, straight from the reflected polynomial (RFC 3720 §12.1). */
@@ -24,6 +26,28 @@ function referenceCrc32C(bytes: Buffer): number {
     for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
   }
   return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** Kafka's murmur2 (Utils.murmur2 in the Java client) in 64-bit BigInts cut to 32 bits at each step, as Java's int does. */
+function referenceMurmur2(bytes: Buffer): number {
+  const int = (value: bigint) => BigInt.asIntN(32, value);
+  const m = 0x5bd1e995n;
+  let h = int(0x9747b28cn ^ BigInt(bytes.length));
+  const whole = bytes.length - (bytes.length % 4);
+  for (let i = 0; i < whole; i += 4) {
+    let k = int(BigInt(bytes.readInt32LE(i)) * m);
+    k = int(k ^ (BigInt.asUintN(32, k) >> 24n));
+    k = int(k * m);
+    h = int(int(h * m) ^ k);
+  }
+  const tail = bytes.length % 4;
+  if (tail >= 3) h = int(h ^ (BigInt(bytes[whole + 2]) << 16n));
+  if (tail >= 2) h = int(h ^ (BigInt(bytes[whole + 1]) << 8n));
+  if (tail >= 1) h = int(int(h ^ BigInt(bytes[whole])) * m);
+  h = int(h ^ (BigInt.asUintN(32, h) >> 13n));
+  h = int(h * m);
+  h = int(h ^ (BigInt.asUintN(32, h) >> 15n));
+  return Number(h);
 }
 
 /** Kafka's varint and varlong: zig-zag, then unsigned LEB128 (KIP-98's record format). */
@@ -120,5 +144,31 @@ describe('kafkajs, patched: the same bytes, made with less work', () => {
     const bytes = (await request.encode()).buffer;
     expect(bytes.length).toBe(164_616);
     expect(createHash('sha256').update(bytes).digest('hex')).toBe('ac9ccabb2a500cbf2f4a52d91ed1a01f5fd013a2b876000635884e2dd4d93244');
+  });
+
+  it.each([
+    ['21', -973932308],
+    ['foobar', -790332482],
+    ['a-little-bit-long-string', -985981536],
+    ['a-little-bit-longer-string', -1486304829],
+    ['lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8', -58897971],
+    ['abc', 479470107],
+    ['', 275646681],
+  ])('murmur2 of %j is the Java client\'s (Apache Kafka UtilsTest.testMurmur2)', (key, expected) => {
+    expect(murmur2(key)).toBe(expected);
+    expect(murmur2(Buffer.from(key))).toBe(expected);
+  });
+
+  it('murmur2 agrees with a BigInt reference for every length up to 70 and for multi-byte keys', () => {
+    const pool = randomBytes(70_000);
+    for (let length = 0; length <= 70; length++) {
+      const key = pool.subarray(length * 7, length * 8);
+      expect(murmur2(key)).toBe(referenceMurmur2(key));
+    }
+    for (const text of ['ключ-идемпотентности', '冪等キー/😀', 'é'.repeat(33)]) expect(murmur2(text)).toBe(referenceMurmur2(Buffer.from(text)));
+  });
+
+  it('is the patched murmur2 (no 64-bit Long per step)', () => {
+    expect(murmur2.toString()).toContain('Math.imul');
   });
 });
