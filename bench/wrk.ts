@@ -2,7 +2,7 @@
 // one thread takes far less of the two shared cores than autocannon, so the servers, not the
 // load generator, are measured (the issue's numbers were taken with wrk -t1).
 import { execFile, execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult } from './load';
@@ -69,6 +69,7 @@ export function driveWrk(port: number, template: WrkTemplate, seconds: number, c
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', file, `http://127.0.0.1:${port}`, '--', String(firstId)];
   return new Promise((resolve, reject) => {
     execFile('wrk', args, { maxBuffer: 1 << 20 }, (error, stdout) => {
+      rmSync(file, { force: true }); // read once wrk starts; one is written per run
       if (error) return reject(new Error(`wrk failed: ${error.message}\n${stdout}`));
       const line = stdout.split('\n').find((l) => l.startsWith('{"requests"'));
       if (!line) return reject(new Error(`wrk printed no summary:\n${stdout}`));
