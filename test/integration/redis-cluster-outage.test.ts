@@ -7,7 +7,7 @@ import { RedisIdempotencyStore } from '../../src/idempotency/redis';
 import { RedisConnection } from '../../src/redis/connection';
 import { capturingLogger, uniquePrefix } from '../helpers/redis';
 import { RedisClusterProcess } from '../helpers/redis-cluster';
-import { waitUntil } from '../helpers/wait';
+import { readyConnection } from '../helpers/redis-setups';
 
 /**
  * Long next to what a busy machine adds to a call (issue 34). Timers never fire early, so a
@@ -25,9 +25,7 @@ describe('a Redis Cluster master dies', () => {
   beforeAll(async () => {
     cluster = await RedisClusterProcess.start({ password: 'cluster-outage-pw-51a7' });
     connection = new RedisConnection({ target: cluster.target, timeoutMs: TIMEOUT_MS }, logs.logger);
-    await connection.start();
-    // start() waits a moment only; a busy machine can take longer to reach every node.
-    await waitUntil(() => connection.isReady, 'the connection to the Redis Cluster to be ready');
+    await readyConnection(connection); // start() waits a moment only; a busy machine can take longer to reach every node
   });
 
   afterAll(async () => {

@@ -9,7 +9,7 @@ import { checkDependencies, registerDependencyMetrics } from '../../src/observab
 import { RedisConnection } from '../../src/redis/connection';
 import { capturingLogger } from '../helpers/redis';
 import { RedisClusterProcess } from '../helpers/redis-cluster';
-import { waitUntil } from '../helpers/wait';
+import { readyConnection } from '../helpers/redis-setups';
 
 const PASSWORD = 'cluster-readiness-pw-93c1';
 const TIMEOUT_MS = 300;
@@ -38,9 +38,7 @@ describe('Redis Cluster readiness with a master dead', () => {
   beforeAll(async () => {
     cluster = await RedisClusterProcess.start({ password: PASSWORD });
     connection = new RedisConnection({ target: cluster.target, timeoutMs: TIMEOUT_MS }, logs.logger);
-    await connection.start();
-    // start() waits a moment only; a busy machine can take longer to reach every node.
-    await waitUntil(() => connection.isReady, 'the connection to the Redis Cluster to be ready');
+    await readyConnection(connection); // start() waits a moment only; a busy machine can take longer to reach every node
   });
 
   afterAll(async () => {
