@@ -118,10 +118,16 @@ describe('a schema check is bounded in time and memory (contract §13.1)', () =>
     expect(slowestHealthzMs).toBeLessThan(HEALTHZ_BOUND_MS);
   });
 
-  it('two ways down at each of 200 levels (2^200 paths): 400 over the budget, /healthz within 1 s', async () => {
+  // Each failed way down adds its errors, so time and memory grow together: which of the two
+  // bounds ends the check first depends on how busy the machine is, and either one is the budget.
+  it('two ways down at each of 200 levels (2^200 paths): 400 over the time or memory budget, /healthz within 1 s', async () => {
     const { answer, slowestHealthzMs } = await withHealthz(() => post('exponential', nested(200)));
     expect(expectRefused(answer).errors).toEqual([
-      { instancePath: '', keyword: 'budget', message: expect.stringMatching(/^checking the input against the schema took longer than \d+ ms$/) },
+      {
+        instancePath: '',
+        keyword: 'budget',
+        message: expect.stringMatching(/^checking the input against the schema (took longer than \d+ ms|needed more than the \d+ MB heap its worker has)$/),
+      },
     ]);
     expect(slowestHealthzMs).toBeLessThan(HEALTHZ_BOUND_MS);
   });
