@@ -1,3 +1,4 @@
+import './runtime-flags';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
