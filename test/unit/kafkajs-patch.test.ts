@@ -2,11 +2,13 @@
  * patches/kafkajs+2.2.4.patch (applied by npm's postinstall) changes how kafkajs encodes a
  * Produce request: encoders not zero-filled, varints written in place, headers and records
  * sized to fit, CRC-32C eight bytes a step; the default partitioner's murmur2 in 32-bit integer
- * arithmetic. The bytes on the wire, and the partition a key goes to, must not change. The Kafka
+ * arithmetic; no pending-request check scheduled when nothing is pending (it looped every 1 ms).
+ * The bytes on the wire, and the partition a key goes to, must not change. The Kafka
  * integration tests check the CRCs with librdkafka's own code (kcat's check.crcs); these check
  * the patched functions against independent references and the unpatched library's output.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { waitUntil } from '../helpers/wait';
 
 // kafkajs's protocol modules ship no types: required, and typed here as far as used.
 type EncoderLike = { buf: Buffer; buffer: Buffer; writeVarInt(v: number): EncoderLike; writeVarLong(v: number | bigint): EncoderLike };
@@ -16,6 +18,14 @@ const crc32C = require('kafkajs/src/protocol/recordBatch/crc32C') as (buffer: Bu
 const Header = require('kafkajs/src/protocol/recordBatch/header/v0') as (header: { key: string; value: string | Buffer }) => EncoderLike;
 const Record = require('kafkajs/src/protocol/recordBatch/record/v0') as (record: object) => EncoderLike;
 const murmur2 = require('kafkajs/src/producer/partitioners/default/murmur2') as (key: string | Buffer) => number;
+type Queue = {
+  throttleCheckTimeoutId: NodeJS.Timeout | null;
+  push(request: { entry: { correlationId: number; resolve(): void; reject(): void }; expectResponse: boolean; sendRequest(): void }): void;
+  fulfillRequest(response: { correlationId: number; payload: Buffer; size: number }): void;
+  maybeThrottle(ms: number): void;
+  destroy(): void;
+};
+const RequestQueue = require('kafkajs/src/network/requestQueue') as new (options: object) => Queue;
 const ProduceV3 = require('kafkajs/src/protocol/requests/produce/v3/request') as (request: object) => { encode(): Promise<EncoderLike> };
 
 /** CRC-32C bit by bit, straight from the reflected polynomial (RFC 3720 §12.1). */
@@ -171,4 +181,36 @@ describe('kafkajs, patched: the same bytes, made with less work', () => {
   it('is the patched murmur2 (no 64-bit Long per step)', () => {
     expect(murmur2.toString()).toContain('Math.imul');
   });
+
+  it('a request queue with nothing pending schedules no check (unpatched: one every millisecond, for good)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    const quiet = () => undefined;
+    const queue = new RequestQueue({ maxInFlightRequests: 1, requestTimeout: 30_000, clientId: 'test', broker: 'test:9092', logger: { debug: quiet, info: quiet, warn: quiet, error: quiet } });
+    const sent: number[] = [];
+    const request = (correlationId: number) => ({ entry: { correlationId, resolve: quiet, reject: quiet }, expectResponse: true, sendRequest: () => sent.push(correlationId) });
+    const answer = (correlationId: number) => queue.fulfillRequest({ correlationId, payload: Buffer.alloc(0), size: 0 });
+    try {
+      queue.push(request(1));
+      queue.push(request(2)); // one in flight at most: it waits, and a check is scheduled
+      expect(sent).toEqual([1]);
+      answer(1);
+      expect(sent).toEqual([1, 2]);
+      answer(2);
+      await waitUntil(() => queue.throttleCheckTimeoutId === null, 'the pending check to end with nothing left to check');
+      // Throttled by the broker: a request waits for the throttle's end, then the checks stop again.
+      queue.maybeThrottle(30);
+      queue.push(request(3));
+      expect(sent).toEqual([1, 2]);
+      await waitUntil(() => sent.length === 3, 'the throttled request to go once the throttle is over');
+      answer(3);
+      await waitUntil(() => queue.throttleCheckTimeoutId === null, 'the checks to stop after the throttle');
+      expect(warnings.map((w) => w.name)).not.toContain('TimeoutNegativeWarning');
+    } finally {
+      queue.destroy();
+      process.off('warning', onWarning);
+    }
+  });
 });
+
