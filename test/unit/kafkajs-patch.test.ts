@@ -213,4 +213,3 @@ describe('kafkajs, patched: the same bytes, made with less work', () => {
     }
   });
 });
-
