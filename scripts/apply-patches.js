@@ -8,7 +8,7 @@ let cli;
 try {
   cli = require.resolve('patch-package/index.js');
 } catch {
-  console.warn('apply-patches: patch-package is not installed (a production-only install?): patches/ not applied (kafkajs runs unpatched, slower); see docs/choices.md');
+  console.warn('apply-patches: patch-package is not installed (a production-only install?): patches/ not applied (kafkajs and ioredis run unpatched, slower); see docs/choices.md');
   process.exit(0);
 }
 const { status, error } = spawnSync(process.execPath, [cli, '--error-on-fail'], { stdio: 'inherit' });
