@@ -130,9 +130,15 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 }
 
+/** How a record in each state begins, up to its owner: JSON.stringify's output for the record's first key. */
+const STATE_OPENING: Record<StoredRecord['state'], string> = {
+  in_flight: '{"state":"in_flight","owner":',
+  completed: '{"state":"completed","owner":',
+};
+
 /** `{"state":"<state>","owner":"<owner>",`: how every record of this owner in this state begins. */
 function recordPrefix(state: StoredRecord['state'], owner: string): string {
-  return `${JSON.stringify({ state, owner }).slice(0, -1)},`;
+  return `${STATE_OPENING[state]}${JSON.stringify(owner)},`;
 }
 
 function ms(value: number): string {
