@@ -2,7 +2,9 @@
  * patches/kafkajs+2.2.4.patch (applied by npm's postinstall) changes how kafkajs encodes a
  * Produce request: encoders not zero-filled, varints written in place, headers and records
  * sized to fit, CRC-32C eight bytes a step; the default partitioner's murmur2 in 32-bit integer
- * arithmetic; no pending-request check scheduled when nothing is pending (it looped every 1 ms).
+ * arithmetic; no pending-request check scheduled when nothing is pending (it looped every 1 ms);
+ * a batch's messages grouped by partition in one pass (the reduce copied each partition's array
+ * once per message added to it).
  * The bytes on the wire, and the partition a key goes to, must not change. The Kafka
  * integration tests check the CRCs with librdkafka's own code (kcat's check.crcs); these check
  * the patched functions against independent references and the unpatched library's output.
@@ -26,6 +28,13 @@ type Queue = {
   destroy(): void;
 };
 const RequestQueue = require('kafkajs/src/network/requestQueue') as new (options: object) => Queue;
+type Message = { key: string; value: string };
+const groupMessagesPerPartition = require('kafkajs/src/producer/groupMessagesPerPartition') as (args: {
+  topic: string;
+  partitionMetadata: Array<{ partitionId: number }>;
+  messages: Message[];
+  partitioner: (args: { topic: string; partitionMetadata: unknown[]; message: Message }) => number;
+}) => Record<number, Message[]>;
 const ProduceV3 = require('kafkajs/src/protocol/requests/produce/v3/request') as (request: object) => { encode(): Promise<EncoderLike> };
 
 /** CRC-32C bit by bit, straight from the reflected polynomial (RFC 3720 §12.1). */
@@ -211,5 +220,25 @@ describe('kafkajs, patched: the same bytes, made with less work', () => {
       queue.destroy();
       process.off('warning', onWarning);
     }
+  });
+
+  it("groups a batch's messages by partition in their order, as a filter per partition would", () => {
+    const partitionMetadata = [0, 1, 2, 3].map((partitionId) => ({ partitionId }));
+    // 20,000 messages (the unpatched reduce copied a partition's array for each one), none to partition 3.
+    const messages = Array.from({ length: 20_000 }, (_, i) => ({ key: `k-${i}`, value: String(i % 7) }));
+    const partitionOf = (message: Message) => Number(message.value) % 3;
+    const partitioner = ({ topic, message }: { topic: string; message: Message }) => {
+      expect(topic).toBe('t');
+      return partitionOf(message);
+    };
+    const grouped = groupMessagesPerPartition({ topic: 't', partitionMetadata, messages, partitioner });
+    expect(Object.keys(grouped)).toEqual(['0', '1', '2']);
+    for (const partition of [0, 1, 2]) expect(grouped[partition]).toEqual(messages.filter((message) => partitionOf(message) === partition));
+    expect(groupMessagesPerPartition({ topic: 't', partitionMetadata: [], messages, partitioner })).toEqual({});
+    expect(groupMessagesPerPartition({ topic: 't', partitionMetadata, messages: [], partitioner })).toEqual({});
+  });
+
+  it('is the patched grouping (one pass, no messages.reduce)', () => {
+    expect(groupMessagesPerPartition.toString()).not.toContain('messages.reduce(');
   });
 });
