@@ -54,6 +54,23 @@ describe('TurnBatch', () => {
     expect(sent).toEqual([[1, 2]]);
   });
 
+  it('sends a turn in commands of at most maxItems items, in order, never splitting a call', async () => {
+    const sent: Array<readonly number[]> = [];
+    const batch = new TurnBatch(async (items: readonly number[]) => (sent.push(items), items.map((n) => -n)), { maxItems: 3 });
+    const results = await Promise.all([batch.add([1, 2]), batch.add([3]), batch.add([4, 5]), batch.add([6, 7, 8, 9]), batch.add([10])]);
+    expect(sent).toEqual([[1, 2, 3], [4, 5], [6, 7, 8, 9], [10]]);
+    expect(results).toEqual([[-1, -2], [-3], [-4, -5], [-6, -7, -8, -9], [-10]]);
+  });
+
+  it('fails only the calls of the command that failed', async () => {
+    const batch = new TurnBatch(async (items: readonly number[]) => {
+      if (items.includes(3)) throw new Error('down');
+      return [...items];
+    }, { maxItems: 2 });
+    const outcomes = await Promise.allSettled([batch.add([1]), batch.add([2]), batch.add([3]), batch.add([4]), batch.add([5])]);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual([[1], [2], 'down', 'down', [5]]);
+  });
+
   it('sends each call alone and at once when told not to gather (a Redis Cluster)', async () => {
     const sent: Array<readonly number[]> = [];
     const batch = new TurnBatch(async (items: readonly number[]) => (sent.push(items), [...items]), { gather: false });
