@@ -58,8 +58,8 @@ interface ScriptCommands {
  * Idempotency keys in Redis, shared by every process. The scripts are registered with
  * ioredis' defineCommand, which sends EVAL the first time on each socket and EVALSHA after,
  * falling back to EVAL on NOSCRIPT: a Redis restart (script cache flushed) heals by itself.
- * The claims of a turn's requests go in one script call (TurnBatch), except on a cluster,
- * where keys hash to different slots.
+ * The claims of a turn's requests go in one script call (one per 1,000 claims past that:
+ * TurnBatch), except on a cluster, where keys hash to different slots.
  *
  * When Redis is unreachable every method rejects within the connection's command timeout
  * (no offline queue); the caller decides (IDEMPOTENCY_ON_STORE_ERROR: accept or refuse).

@@ -42,8 +42,8 @@ type CounterReply = [hits: number, ttlMs: number];
 
 /**
  * The rate limits' and failed authentications' counters in Redis. Every request of a turn
- * (TurnBatch) goes in one script call: one command instead of one per request, in the gateway
- * and in Redis. On a Redis Cluster the counters hash to different slots, so each goes alone;
+ * (TurnBatch) goes in one script call (one per 1,000 counters past that): one command instead of
+ * one per request, in the gateway and in Redis. On a Redis Cluster the counters hash to different slots, so each goes alone;
  * issued in the same tick, auto-pipelining still sends them in one write per node.
  * defineCommand sends EVALSHA, and EVAL after a NOSCRIPT (a restarted Redis heals by itself).
  * Never rejects: a counter Redis did not answer for is a rejected result, and the callers fail open.

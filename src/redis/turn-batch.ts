@@ -31,8 +31,9 @@ interface PendingCall<Item, Result> {
 }
 
 /**
- * Gathers the calls of one moment and sends them as one command: each caller gets its own
- * items' results. A failed command fails every call in it.
+ * Gathers the calls of one moment and sends them as one command (one per MAX_ITEMS_PER_COMMAND
+ * items past that): each caller gets its own items' results. A failed command fails every call
+ * in it.
  */
 export class TurnBatch<Item, Result> {
   private pending: Array<PendingCall<Item, Result>> = [];
